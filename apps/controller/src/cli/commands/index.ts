@@ -1,0 +1,5 @@
+import type { CliCommand } from '../command.js';
+import { versionCommand } from './version.command.js';
+
+/** Every `haptic` subcommand, one line each (each issue adds its own). */
+export const commands: readonly CliCommand[] = [versionCommand];

@@ -1,0 +1,4 @@
+import 'reflect-metadata';
+import { runCli } from './cli/cli.js';
+
+process.exitCode = await runCli(process.argv);

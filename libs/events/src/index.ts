@@ -1,0 +1,1 @@
+export type { HapticError } from '#core';

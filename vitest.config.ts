@@ -1,0 +1,56 @@
+import { fileURLToPath } from 'node:url';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** `#name` resolves to libs/name/src/index.ts in tests (package.json "imports" points at dist for runtime). */
+const libAlias = { find: /^#([a-z][a-z0-9-]*)$/, replacement: `${root}libs/$1/src/index.ts` };
+
+const shared = {
+  resolve: { alias: [libAlias] },
+  oxc: false as const,
+  plugins: [swc.vite({ module: { type: 'es6' } })],
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        ...shared,
+        test: {
+          name: 'unit',
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/architecture/**/*.spec.ts'],
+          environment: 'node',
+          pool: 'forks',
+          setupFiles: [`${root}test/setup.ts`],
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.spec.ts'],
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 60_000,
+          setupFiles: [`${root}test/setup.ts`],
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.spec.ts'],
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          setupFiles: [`${root}test/setup.ts`],
+        },
+      },
+    ],
+  },
+});
