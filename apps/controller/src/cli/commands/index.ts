@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command.js';
+import { configCommand } from './config.command.js';
 import { haproxyCommand } from './haproxy.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand, haproxyCommand];
+export const commands: readonly CliCommand[] = [versionCommand, configCommand, haproxyCommand];
