@@ -121,6 +121,17 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
       expect(map).toMatch(/ b\.example\.com be_b\n/);
     });
 
+    it('applies nothing from a payload missing its closing empty line (empty reply)', async () => {
+      const reply = await cliCommand(
+        h.adminSocket,
+        `add map ${site.mapPath} <<\nunterminated.example.com be_u\n`,
+      );
+      expect(reply).toBe('');
+      expect(await cliCommand(h.adminSocket, `show map ${site.mapPath}`)).not.toContain(
+        'unterminated',
+      );
+    });
+
     it(
       customTerminator
         ? 'accepts a custom <<%EOF% terminator'
