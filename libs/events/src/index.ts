@@ -2,6 +2,7 @@ import type { EventBus } from '#bus';
 import type { HapticFacts, HapticStates } from './topics.js';
 
 export * from './topics.js';
+export * from './ports.js';
 
 /** The bus every haptic module shares, typed with the catalogue. */
 export type HapticBus = EventBus<HapticFacts, HapticStates>;
