@@ -70,6 +70,8 @@ export interface HapticStates {
   'dataplane.credentials': DataplaneCredentials;
   /** The config in force (the last one accepted). */
   'config.current': TemplateConfig;
+  /** The newest render, not yet validated (validation takes it from here; latest wins). */
+  'render.rendered': ValidatedRender;
   /** The newest render that passed validation: the deployer deploys only this (latest wins). */
   'render.validated': ValidatedRender;
   /** Whether this replica leads. */
