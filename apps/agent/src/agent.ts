@@ -41,6 +41,10 @@ export interface RunningAgent {
   readonly masterPid: number;
   readonly adopted: boolean;
   readonly context: AgentContext;
+  /** The implemented API operations (`METHOD /path/{param}`). */
+  readonly routes: readonly { method: string; template: string }[];
+  /** Recent API requests: who changed what, and when. */
+  readonly requests: RequestLog;
   /** Stops the API; stops HAProxy too unless `keepHaproxy` (to hand it to the next agent). */
   close(options?: { keepHaproxy?: boolean }): Promise<void>;
 }
@@ -103,7 +107,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     agentVersion: options.agentVersion ?? '0.0.0',
   };
   const requests = new RequestLog();
-  const server = createApiServer(context, credentials, requests);
+  const { server, router } = createApiServer(context, credentials, requests);
   await listen(server, options.port, address);
   const port = (server.address() as AddressInfo).port;
   const host = address.includes(':') ? `[${address}]` : address;
@@ -116,6 +120,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     masterPid: haproxy.pid,
     adopted: haproxy.adopted,
     context,
+    routes: router.list(),
+    requests,
     async close(opts = {}) {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
