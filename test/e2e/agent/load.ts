@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 export type LoadKind = 'keep-alive' | 'new-connection' | 'tls';
@@ -70,7 +70,7 @@ export class LoadGenerator {
   private once(kind: LoadKind): Promise<number> {
     return new Promise((resolve, reject) => {
       const common = { host: this.host, path: '/load', timeout: 10_000 };
-      const onRes = (res: import('node:http').IncomingMessage) => {
+      const onRes = (res: IncomingMessage) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
         res.on('error', reject);
