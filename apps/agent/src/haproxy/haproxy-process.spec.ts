@@ -8,9 +8,11 @@ import { HaproxyProcess } from './haproxy-process.js';
 import { parseHaproxyVersion } from './haproxy-version.js';
 
 let server: Server | undefined;
+let admin: Server | undefined;
 let dir: string | undefined;
 afterEach(() => {
   server?.close();
+  admin?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -33,9 +35,15 @@ function fakeMaster(reloadReply: string): HaproxyProcess {
     });
   });
   server.listen(join(dir, 'm.sock'));
+  // the admin socket answers as the current worker
+  admin = createServer({ allowHalfOpen: true }, (c) => {
+    c.on('data', () => undefined);
+    c.on('end', () => c.end(`Name: HAProxy\nPid: ${worker}\n\n`));
+  });
+  admin.listen(join(dir, 'a.sock'));
   const p = new HaproxyProcess({
     bin: 'haproxy',
-    paths: { ...paths, masterSocket: join(dir, 'm.sock') },
+    paths: { ...paths, masterSocket: join(dir, 'm.sock'), adminSocket: join(dir, 'a.sock') },
     version: parseHaproxyVersion('HAProxy version 3.0.11-1 2025/06/01'),
     podIp: undefined,
   });
