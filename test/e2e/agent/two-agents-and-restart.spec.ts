@@ -110,6 +110,19 @@ describe('restart safety', () => {
     expect(third.masterPid).not.toBe(master);
     expect(await t3.version()).toBe(version);
     expect(await get('127.0.0.1', port)).toBe('kept');
+
+    // HAProxy killed under a running agent: the watchdog starts it again on the last config
+    const killed = third.context.haproxy.pid;
+    process.kill(killed, 'SIGKILL');
+    let back = false;
+    for (let i = 0; i < 200 && !back; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const pid = third.context.haproxy.pid;
+      back = pid !== killed && (await third.context.haproxy.isUp());
+    }
+    expect(back).toBe(true);
+    expect((await t3.get('/v3/health')).json()).toEqual({ haproxy: 'up' });
+    expect(await get('127.0.0.1', port)).toBe('kept');
   });
 });
 
@@ -138,13 +151,21 @@ describe('credentials', () => {
     });
     try {
       const api = new ApiClient(agent.url, 'ops', 's3cret');
-      expect((await api.get('/v3/health')).status).toBe(200);
+      const health = await api.request('GET', '/v3/health', {
+        headers: { 'user-agent': 'haptic-test/1' },
+      });
+      expect(health.status).toBe(200);
       expect((await api.withCredentials('ops', 'nope').get('/v3/health')).status).toBe(401);
       // the request log records who called what
       const log = await api.get('/haptic/requests');
       expect(log.json<{ user?: string; path: string; status: number }[]>()).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ user: 'ops', path: '/v3/health', status: 200 }),
+          expect.objectContaining({
+            user: 'ops',
+            path: '/v3/health',
+            status: 200,
+            client: 'haptic-test/1',
+          }),
         ]),
       );
     } finally {

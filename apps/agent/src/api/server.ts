@@ -126,7 +126,7 @@ async function handle(
     status: response.status,
     durationMs: Date.now() - started,
     user,
-    client: headerValue(req.headers['x-haptic-client']),
+    client: headerValue(req.headers['x-haptic-client']) ?? req.headers['user-agent'],
     reloadId: headers['Reload-ID'],
     configurationVersion: headers['Configuration-Version'],
   });

@@ -140,6 +140,11 @@ export class HaproxyProcess {
     return parseShowProc(await this.master.send('show proc'));
   }
 
+  /** True while the master process exists (cheap: no socket round trip). */
+  masterAlive(): boolean {
+    return this.masterPid > 0 && isAlive(this.masterPid);
+  }
+
   /** True when the master answers and has a current worker. */
   async isUp(): Promise<boolean> {
     const t = await this.showProc().catch(() => undefined);
