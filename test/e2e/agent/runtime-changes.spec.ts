@@ -156,8 +156,26 @@ describe('runtime changes', () => {
     expect(cert.status, cert.body).toBe(200);
     expect(await servedCn()).toBe('site2.example');
 
+    // a configuration pushed with skip_reload plus X-Runtime-Actions: file and runtime agree, no reload
+    const cfgNow = (await t.api.get(`${S}/configuration/raw`)).body.replace(
+      /server dyn (\S+)/,
+      'server dyn $1 weight 7',
+    );
+    const withActions = await t.api.request(
+      'POST',
+      `${S}/configuration/raw?version=${version}&skip_reload=true`,
+      {
+        body: cfgNow,
+        contentType: 'text/plain',
+        headers: { 'X-Runtime-Actions': 'SetServerWeight be_b dyn 7' },
+      },
+    );
+    expect(withActions.status, withActions.body).toBe(201);
+    const dyn = await t.api.get(`${S}/runtime/backends/be_b/servers/dyn`);
+    expect(dyn.json<{ uweight: number }>().uweight).toBe(7);
+
     expect(await workerPid(t.agent)).toBe(pid);
-    expect(await t.api.version()).toBe(version);
+    expect(await t.api.version()).toBe(version + 1);
     const cfg = readFileSync(t.agent.context.paths.configFile, 'utf8');
     expect(cfg).toContain(`server s1 127.0.0.1:${up.c.port}`);
     expect(cfg).toMatch(new RegExp(`server dyn 127.0.0.1:${up.d.port}`));

@@ -100,6 +100,14 @@ describe('restart safety', () => {
     expect(await workerPid(second)).toBe(worker);
     expect(await t2.version()).toBe(version);
     expect((await t2.get('/v3/health')).json()).toEqual({ haproxy: 'up' });
+    // the reload history (and its ids) carries over to the new agent
+    const reloadId = r.headers.get('reload-id');
+    const history = (await t2.get('/v3/services/haproxy/reloads')).json<
+      { id: string; status: string }[]
+    >();
+    expect(history.length).toBeGreaterThan(0);
+    if (reloadId) expect(history.map((h) => h.id)).toContain(reloadId);
+    expect(history.every((h) => h.status !== 'in_progress')).toBe(true);
 
     // HAProxy died while no agent was running: the next agent starts it on the last config
     await second.close({ keepHaproxy: false });
