@@ -262,6 +262,13 @@ describe('agent API against the Dataplane API specification', () => {
       202,
     );
     await api.waitReload(put.headers.get('reload-id')!);
+    // deleted without reload, then uploaded again: the running config names it, so it reloads
+    await expectStatus(api.delete(`${L}/list.txt?skip_reload=true`), 204);
+    const again = await expectStatus(
+      api.upload('POST', L, 'list.txt', 'ssl/site2.pem site2.example\n'),
+      202,
+    );
+    expect((await api.waitReload(again.headers.get('reload-id')!)).status).toBe('succeeded');
     await expectStatus(api.get(`${L}/list.txt/entries`), 200);
     await expectStatus(api.get(`${L}/nope.txt/entries`), 404);
     await expectStatus(
