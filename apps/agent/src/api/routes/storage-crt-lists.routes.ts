@@ -88,6 +88,19 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
       })
     );
   });
+  crtListEntriesRoutes(router, ctx, base, store, readList);
+}
+
+/** `storage/ssl_crt_lists/{name}/entries`: add and remove crt-list lines. */
+function crtListEntriesRoutes(
+  router: Router,
+  ctx: AgentContext,
+  base: string,
+  store: StorageDir,
+  readList: (name: string) => string,
+): void {
+  const reloadOr = (name: string, ok: ReturnType<typeof json>) =>
+    referenced(ctx, name) ? undefined : ok;
   router.add('GET', `${base}/{name}/entries`, (req) =>
     Promise.resolve(json(200, parseCrtList(readList(req.params.name ?? '')))),
   );
