@@ -103,6 +103,33 @@ afterAll(async () => {
 });
 
 describe('runtime changes', () => {
+  it('replaces a map larger than one CLI buffer atomically (chunked payloads)', async () => {
+    const pid = await workerPid(t.agent);
+    const entries = Array.from({ length: 3000 }, (_, i) => ({
+      key: `host-${i}.bulk.example`,
+      value: 'be_b',
+    }));
+    entries.push({ key: 'a.example', value: 'be_a' }, { key: 'b.example', value: 'be_b' });
+    const body = JSON.stringify(entries);
+    expect(body.length).toBeGreaterThan(3 * 16_384);
+    const put = await t.api.putJson(`${S}/runtime/maps/hosts.map`, entries);
+    expect(put.status, put.body).toBe(201);
+    const back = await t.api.get(`${S}/runtime/maps/hosts.map/entries`);
+    expect(back.json<unknown[]>()).toHaveLength(entries.length);
+    expect(await get('host-2999.bulk.example')).toBe('b');
+    expect(
+      readFileSync(join(t.agent.configDir, 'maps', 'hosts.map'), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toHaveLength(entries.length);
+    // back to the small map the next test starts from
+    expect(
+      (await t.api.putJson(`${S}/runtime/maps/hosts.map`, [{ key: 'a.example', value: 'be_a' }]))
+        .status,
+    ).toBe(201);
+    expect(await workerPid(t.agent)).toBe(pid);
+  });
+
   it('change what HAProxy serves without a reload, and survive a later reload', async () => {
     const pid = await workerPid(t.agent);
     const version = await t.api.version();
