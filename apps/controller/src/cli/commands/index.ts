@@ -1,7 +1,13 @@
 import type { CliCommand } from '../command.js';
+import { agentCommand } from './agent.command.js';
 import { configCommand } from './config.command.js';
 import { haproxyCommand } from './haproxy.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand, configCommand, haproxyCommand];
+export const commands: readonly CliCommand[] = [
+  versionCommand,
+  configCommand,
+  agentCommand,
+  haproxyCommand,
+];
