@@ -53,6 +53,10 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
   });
 
   describe('master-worker', () => {
+    it('is the binary the one switch selects while the suite runs', () => {
+      expect(process.env['HAPTIC_HAPROXY_BIN']).toBe(haproxy.bin);
+    });
+
     it(`runs a ${haproxy.branch} worker under a master socket`, async () => {
       const proc = await h.showProc();
       expect(proc.master.version).toBe(haproxy.version.text);
