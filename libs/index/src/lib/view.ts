@@ -44,7 +44,7 @@ export class ResourceView {
       namespace,
       name,
       keys: keysOf(object, this.paths),
-      object: object as StoredObject,
+      object: object,
     };
     const at = rest.findIndex((i) => compareRefs(i, item) > 0);
     const items = at < 0 ? [...rest, item] : [...rest.slice(0, at), item, ...rest.slice(at)];
