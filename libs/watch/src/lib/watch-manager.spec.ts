@@ -26,6 +26,7 @@ class MapSink implements ResourceSink {
     if (!m) this.data.set(r, (m = new Map<string, KubeObject>()));
     return m;
   }
+  configure(): void {}
   reset(r: string, scope: string | undefined, objects: readonly KubeObject[]): void {
     const m = this.of(r);
     for (const [k, o] of m) if (scope === undefined || o.metadata.namespace === scope) m.delete(k);

@@ -83,28 +83,34 @@ export class WatchManager implements ObjectFetchPort {
     const ignore = spec.watchedResourcesIgnoreFields
       .map((t) => parseFieldPath(t))
       .filter((p): p is FieldPath => !!p);
+    const wanted = new Map(
+      Object.entries(spec.watchedResources).map(([name, d]) => [
+        name,
+        JSON.stringify(
+          [d.apiVersion, d.resources, d.labelSelector, d.fieldSelector].concat([
+            d.namespaceSelector,
+            d.store,
+            JSON.stringify(d.indexBy),
+            JSON.stringify(ignore),
+          ]),
+        ),
+      ]),
+    );
+    // Stop what goes away or changes first, so no old stream writes into a new store.
+    const stale = [...this.resources].filter(([name, r]) => wanted.get(name) !== r.key);
+    await Promise.all(stale.map(([, r]) => r.watch.stop()));
+    for (const [name] of stale) this.resources.delete(name);
+    this.sink.configure(
+      Object.fromEntries(
+        Object.entries(spec.watchedResources).map(([n, d]) => [
+          n,
+          { indexBy: d.indexBy, store: d.store },
+        ]),
+      ),
+    );
     const restarted: string[] = [];
-    const stops: Promise<void>[] = [];
-    for (const [name, current] of this.resources) {
-      if (!(name in spec.watchedResources)) {
-        this.resources.delete(name);
-        stops.push(current.watch.stop());
-      }
-    }
     for (const [name, def] of Object.entries(spec.watchedResources)) {
-      const key = JSON.stringify([
-        def.apiVersion,
-        def.resources,
-        def.labelSelector,
-        def.fieldSelector,
-        def.namespaceSelector,
-        def.store,
-        def.indexBy,
-        ignore,
-      ]);
-      const current = this.resources.get(name);
-      if (current?.key === key) continue;
-      if (current) await current.watch.stop();
+      if (this.resources.has(name)) continue;
       const watch = new ResourceWatch(name, def, {
         api: this.api,
         sink: this.sink,
@@ -113,11 +119,10 @@ export class WatchManager implements ObjectFetchPort {
         namespaces: () => this.namespaces(),
         onState: () => this.listeners.status?.(),
       });
-      this.resources.set(name, { key, watch });
+      this.resources.set(name, { key: wanted.get(name)!, watch });
       restarted.push(name);
       watch.start();
     }
-    await Promise.all(stops);
     await this.applySecret(spec, configNamespace);
     await this.applyPods(spec);
     return { restarted };
