@@ -33,17 +33,37 @@ export class WatchModule {
         {
           provide: WatchManager,
           inject: [KUBE_API, RESOURCE_SINK, EVENT_BUS],
-          useFactory: (api: KubeApi, sink: ResourceSink, bus: HapticBus) =>
-            new WatchManager(api, sink, busListeners(bus, new Logger('Watch')), {
-              ...WATCH_DEFAULTS,
-              ...options.timing,
-            }),
+          useFactory: (api: KubeApi, sink: ResourceSink, bus: HapticBus) => {
+            const logger = new Logger('Watch');
+            const conditions = new Map<string, string>();
+            const manager: WatchManager = new WatchManager(
+              api,
+              sink,
+              {
+                ...busListeners(bus, logger),
+                status: () => logConditions(manager, conditions, logger),
+              },
+              { ...WATCH_DEFAULTS, ...options.timing },
+            );
+            return manager;
+          },
         },
         { provide: OBJECT_FETCH_PORT, useExisting: WatchManager },
         WatchListener,
       ],
       exports: [WatchManager, OBJECT_FETCH_PORT],
     };
+  }
+}
+
+/** Logs each watched resource's forbidden/not-found condition once, when it starts and ends. */
+function logConditions(manager: WatchManager, seen: Map<string, string>, logger: Logger): void {
+  for (const s of manager.status()) {
+    const bad = s.phase === 'forbidden' || s.phase === 'not-found' ? s.phase : '';
+    if ((seen.get(s.resource) ?? '') === bad) continue;
+    seen.set(s.resource, bad);
+    if (bad) logger.error(`cannot list watched resource ${s.resource} (${bad}): ${s.message}`);
+    else logger.log(`watched resource ${s.resource} can be listed again`);
   }
 }
 
