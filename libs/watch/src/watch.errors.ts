@@ -8,6 +8,8 @@ export class KubeApiError extends HapticError {
     readonly reason: string,
     message: string,
     readonly path: string,
+    /** Retry-After of a 429, in seconds (0 when absent). */
+    readonly retryAfterSeconds = 0,
   ) {
     super(`${message} (HTTP ${status} ${reason} on ${path})`, {
       retryable: status !== 403 && status !== 404 && status !== 400,

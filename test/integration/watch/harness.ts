@@ -60,7 +60,7 @@ export async function call(
 
 /** Polls `check` until it returns undefined (converged) or the bound is hit; returns the last difference. */
 export async function converge(
-  check: () => Promise<string | undefined>,
+  check: () => Promise<string | undefined> | string | undefined,
   tries = 300,
 ): Promise<string | undefined> {
   let diff: string | undefined;

@@ -24,7 +24,14 @@ export const WATCH_DEFAULTS: ReflectorTiming = {
 };
 
 export type ReflectorPhase =
-  'listing' | 'watching' | 'backoff' | 'forbidden' | 'not-found' | 'stopped';
+  'listing' | 'watching' | 'backoff' | 'forbidden' | 'not-found' | 'invalid' | 'stopped';
+
+/** Answers to a list that no retry will change soon: reported, then re-checked slowly. */
+const UNLISTABLE: Readonly<Record<number, ReflectorPhase>> = {
+  400: 'invalid',
+  403: 'forbidden',
+  404: 'not-found',
+};
 
 /** What a loop is doing, for conditions, /debug and metrics. */
 export interface ReflectorState {
@@ -55,7 +62,7 @@ export interface ReflectorSpec {
 /**
  * One list+watch loop: list, then watch from the list's resourceVersion; resume from the last
  * resourceVersion after a stream ends; re-list on 410; back off (with jitter) after any other
- * error; report 403/404 on list as a condition and re-check slowly instead of spinning.
+ * error; report 400/403/404 on list as a condition and re-check slowly instead of spinning.
  */
 export class Reflector {
   private readonly abort = new AbortController();
@@ -156,9 +163,10 @@ export class Reflector {
       // Re-list at once the first time; repeated expiries back off like any error.
       if (this.failures++ === 0) return;
     }
-    if (e instanceof KubeApiError && (e.status === 403 || e.status === 404)) {
+    const unlistable = e instanceof KubeApiError ? UNLISTABLE[e.status] : undefined;
+    if (unlistable) {
       this.resourceVersion = undefined;
-      this.report(e.status === 403 ? 'forbidden' : 'not-found', e.message);
+      this.report(unlistable, e instanceof Error ? e.message : '');
       if (!this.listedOnce) {
         this.listedOnce = true;
         this.handlers.listed();
@@ -171,7 +179,9 @@ export class Reflector {
       this.timing.backoffMaxMs,
       this.timing.backoffInitialMs * 2 ** Math.min(this.failures++, 20),
     );
-    const delay = base / 2 + this.random() * (base / 2);
+    // Jitter spreads restarts of many watches; a 429's Retry-After is a floor.
+    const floor = e instanceof KubeApiError ? e.retryAfterSeconds * 1000 : 0;
+    const delay = Math.max(floor, base / 2 + this.random() * (base / 2));
     this.report('backoff', e instanceof Error ? e.message : String(e));
     await this.sleep(delay);
   }
