@@ -15,7 +15,7 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
   private readonly pending = new Map<string, { count: number; last: IndexChange }>();
   private flushing: NodeJS.Immediate | undefined;
   private wasSynced = false;
-  private off: (() => void) | undefined;
+  private offs: (() => void)[] = [];
   /** Changes folded into an earlier fact (never silently: counted here). */
   coalesced = 0;
 
@@ -25,11 +25,15 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.off = this.index.onChange((c) => this.onChange(c));
+    this.offs = [
+      this.index.onChange((c) => this.onChange(c)),
+      // A resource that cannot be listed changes nothing but may complete the sync.
+      this.index.onListed(() => (this.flushing ??= setImmediate(() => void this.flush()))),
+    ];
   }
 
   onApplicationShutdown(): void {
-    this.off?.();
+    for (const off of this.offs) off();
     if (this.flushing) clearImmediate(this.flushing);
   }
 

@@ -1,1 +1,2 @@
 export * from './bus.js';
+export * from './fake-kube-api.js';

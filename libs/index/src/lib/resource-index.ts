@@ -41,6 +41,7 @@ export class ResourceIndex implements ResourceSink {
   private readonly stores = new Map<string, ResourceStore>();
   private readonly listedOnce = new Set<string>();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly listedListeners = new Set<(resource: string) => void>();
   private readonly cache: OnDemandCache;
   private version = 0;
 
@@ -115,7 +116,15 @@ export class ResourceIndex implements ResourceSink {
   }
 
   listed(resource: string): void {
-    if (this.stores.has(resource)) this.listedOnce.add(resource);
+    if (!this.stores.has(resource) || this.listedOnce.has(resource)) return;
+    this.listedOnce.add(resource);
+    for (const l of this.listedListeners) l(resource);
+  }
+
+  /** Registers a listener for first lists (also of resources that could not be listed). */
+  onListed(listener: (resource: string) => void): () => void {
+    this.listedListeners.add(listener);
+    return () => this.listedListeners.delete(listener);
   }
 
   /**
