@@ -32,8 +32,16 @@ function ingress(i) {
             host: `app-${i}.example.com`,
             http: {
               paths: [
-                { path: '/', pathType: 'Prefix', backend: { service: { name: `app-${i}`, port: { number: 8080 } } } },
-                { path: '/api', pathType: 'Prefix', backend: { service: { name: `app-${i}-api`, port: { name: 'http' } } } },
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: `app-${i}`, port: { number: 8080 } } },
+                },
+                {
+                  path: '/api',
+                  pathType: 'Prefix',
+                  backend: { service: { name: `app-${i}-api`, port: { name: 'http' } } },
+                },
               ],
             },
           },
