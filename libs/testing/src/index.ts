@@ -1,2 +1,3 @@
 export * from './bus.js';
+export * from './fake-clock.js';
 export * from './fake-kube-api.js';
