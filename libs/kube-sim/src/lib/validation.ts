@@ -95,8 +95,16 @@ export function checkObject(
   const warnings: string[] = [];
   let out = obj;
   const causes: StatusCause[] = creating ? nameCauses(t, obj) : [];
-  if (t.schema) {
-    const r = applySchema(obj, t.schema);
+  const schema = t.schema ?? t.decodeSchema;
+  if (schema) {
+    const r = applySchema(obj, schema, !t.schema);
+    if (r.decodeErrors.length) {
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: ${r.decodeErrors[0]!}`,
+      );
+    }
     if (r.unknownFields.length && fv === 'Strict') {
       const list = r.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
       throw new ApiError(
