@@ -1,5 +1,5 @@
 import type { ResourceType } from './resource-type.js';
-import { applySchema } from './schema.js';
+import { applySchema, countCelRules } from './schema.js';
 import { ApiError, errors, type StatusCause } from './status.js';
 import type { KubeObject } from './types.js';
 
@@ -118,6 +118,14 @@ export function checkObject(
       ...r.errors.map((e) => ({ reason: 'FieldValueInvalid', field: e.field, message: e.message })),
     );
     out = r.value as KubeObject;
+  }
+  if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') {
+    const rules = countCelRules(out.spec);
+    if (rules > 0) {
+      warnings.push(
+        `kube-sim does not evaluate x-kubernetes-validations (CEL): ${rules} rule(s) of this CRD are not enforced`,
+      );
+    }
   }
   if (t.validate)
     causes.push(...t.validate(out).map((e) => ({ reason: 'FieldValueInvalid', ...e })));
