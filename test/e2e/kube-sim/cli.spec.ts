@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 /** Runs `haptic kube-sim` until it prints its first line; returns the child and that line. */
-async function startCli(args: string[]) {
+function startCli(args: string[]) {
   const child = spawn(process.execPath, [haptic, 'kube-sim', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -40,7 +40,7 @@ async function startCli(args: string[]) {
 describe('haptic kube-sim', () => {
   it('serves with TLS and a token, applies manifests at start, writes the kubeconfig and stops on SIGTERM with 0', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
-    const { child, firstLine } = await startCli([
+    const { child, firstLine } = startCli([
       '--tls',
       '--kubeconfig-out',
       kubeconfig,
