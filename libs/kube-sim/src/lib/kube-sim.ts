@@ -97,7 +97,12 @@ export class KubeSim {
           : tokenOpt;
     const sim = new KubeSim(opts, token, tls?.cert);
     await sim.listen(tls);
-    for (const file of opts.manifests ?? []) await sim.applyFile(file);
+    try {
+      for (const file of opts.manifests ?? []) await sim.applyFile(file);
+    } catch (e) {
+      await sim.stop();
+      throw e;
+    }
     return sim;
   }
 
