@@ -8,6 +8,7 @@ import type { ResourceSink } from './lib/ports.js';
 import { WATCH_DEFAULTS } from './lib/reflector.js';
 import { WatchManager } from './lib/watch-manager.js';
 import { busListeners, WatchListener } from './watch.listener.js';
+import { WatchMetrics } from './watch.metrics.js';
 import type { WatchModuleOptions } from './watch.module-options.js';
 import { KUBE_API, OBJECT_FETCH_PORT, RESOURCE_SINK, WATCH_OPTIONS } from './watch.tokens.js';
 
@@ -50,6 +51,7 @@ export class WatchModule {
         },
         { provide: OBJECT_FETCH_PORT, useExisting: WatchManager },
         WatchListener,
+        WatchMetrics,
       ],
       exports: [WatchManager, OBJECT_FETCH_PORT],
     };
