@@ -4,7 +4,7 @@ import { ResourceIndex } from '#index';
 
 const N = Number(process.argv[2] ?? 10_000);
 
-function ingress(i) {
+export function ingress(i) {
   const ns = `team-${i % 50}`;
   return JSON.parse(
     JSON.stringify({
@@ -77,6 +77,8 @@ async function run(store) {
   return index;
 }
 
-const which = process.argv[3];
-if (!which || which === 'full') await run('full');
-if (!which || which === 'on-demand') await run('on-demand');
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const which = process.argv[3];
+  if (!which || which === 'full') await run('full');
+  if (!which || which === 'on-demand') await run('on-demand');
+}
