@@ -61,8 +61,19 @@ async function randomOp(sim: KubeSim, r: () => number, worker: number): Promise<
 }
 
 /** Drops watches, expires them, compacts history or fails GETs with 5xx/429, at random. */
-function randomFault(sim: KubeSim, r: () => number): string {
+function randomFault(sim: KubeSim, r: () => number): Promise<string> | string {
   const f = r();
+  if (f < 0.15) {
+    const name = NAMESPACES[Math.floor(r() * NAMESPACES.length)]!;
+    const env = r() < 0.5 ? 'prod' : 'dev';
+    return sim
+      .apply({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { env } },
+      })
+      .then(() => 'namespace-label');
+  }
   if (f < 0.25) {
     sim.faults.closeWatches();
     return 'drop';
@@ -95,11 +106,20 @@ const visible = (o: { metadata: Record<string, unknown> }) => {
 
 /** Object-by-object difference between the API server and a snapshot, or undefined. */
 function difference(sim: KubeSim, snap: IndexSnapshot): string | undefined {
+  const prod = new Set(
+    sim
+      .list('v1', 'Namespace')
+      .filter((n) => n.metadata.labels?.['env'] === 'prod')
+      .map((n) => n.metadata.name),
+  );
   const expected = {
     ingresses: sim.list('networking.k8s.io/v1', 'Ingress'),
     tiered: sim
       .list('v1', 'ConfigMap')
       .filter((o) => ['a', 'b'].includes(o.metadata.labels?.['tier'] ?? '')),
+    prod: sim
+      .list('networking.k8s.io/v1', 'Ingress')
+      .filter((o) => prod.has(o.metadata.namespace ?? '')),
   };
   for (const [resource, objects] of Object.entries(expected)) {
     const mine = snap.list(resource);
@@ -142,11 +162,12 @@ describe('watch + index against kube-sim under faults', () => {
     'seed %i: after 2,000 random writes with faults the index equals the API, object by object',
     async (seed) => {
       await sim.reset();
+      // ns-b starts out of the prod view; label flips move namespaces in and out during the run.
       for (const ns of NAMESPACES)
         await sim.apply({
           apiVersion: 'v1',
           kind: 'Namespace',
-          metadata: { name: ns },
+          metadata: { name: ns, labels: { env: ns === 'ns-b' ? 'dev' : 'prod' } },
         });
       const r = prng(seed);
       const { index, manager } = connect(sim);
@@ -158,6 +179,12 @@ describe('watch + index against kube-sim under faults', () => {
               apiVersion: 'networking.k8s.io/v1',
               resources: 'ingresses',
               indexBy: ['metadata.namespace', 'metadata.name'],
+            },
+            prod: {
+              apiVersion: 'networking.k8s.io/v1',
+              resources: 'ingresses',
+              indexBy: ['metadata.namespace'],
+              namespaceSelector: 'env=prod',
             },
             tiered: {
               apiVersion: 'v1',
@@ -175,7 +202,7 @@ describe('watch + index against kube-sim under faults', () => {
           for (let i = 0; i < OPS / WORKERS; i++) {
             await randomOp(sim, wr, w);
             if (w === 0 && r() < 0.15) {
-              const f = randomFault(sim, r);
+              const f = await randomFault(sim, r);
               faults[f] = (faults[f] ?? 0) + 1;
             }
           }
