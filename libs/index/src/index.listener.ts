@@ -1,4 +1,10 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus, HapticFacts } from '#events';
 import { ResourceIndex, type IndexChange } from './lib/resource-index.js';
@@ -13,7 +19,10 @@ type Changed = HapticFacts['resource.changed'];
 @Injectable()
 export class IndexListener implements OnModuleInit, OnApplicationShutdown {
   private readonly pending = new Map<string, { count: number; last: IndexChange }>();
+  private readonly logger = new Logger('Index');
   private flushing: NodeJS.Immediate | undefined;
+  /** Flushes run one after another so facts keep their order under back-pressure. */
+  private chain: Promise<void> = Promise.resolve();
   private wasSynced = false;
   private offs: (() => void)[] = [];
   /** Changes folded into an earlier fact (never silently: counted here). */
@@ -28,7 +37,7 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
     this.offs = [
       this.index.onChange((c) => this.onChange(c)),
       // A resource that cannot be listed changes nothing but may complete the sync.
-      this.index.onListed(() => (this.flushing ??= setImmediate(() => void this.flush()))),
+      this.index.onListed(() => this.schedule()),
     ];
   }
 
@@ -44,11 +53,19 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
       p.last = change;
       this.coalesced++;
     } else this.pending.set(change.resource, { count: 1, last: change });
-    this.flushing ??= setImmediate(() => void this.flush());
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.flushing ??= setImmediate(() => {
+      this.flushing = undefined;
+      this.chain = this.chain
+        .then(() => this.flush())
+        .catch((e: unknown) => this.logger.error(`publishing index events failed: ${String(e)}`));
+    });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = undefined;
     const batch = [...this.pending.values()];
     this.pending.clear();
     for (const { count, last } of batch) {
