@@ -4,7 +4,7 @@ import type { KubeObject } from './ports.js';
 
 /** Timing of one list+watch loop; every value has a production default in WATCH_DEFAULTS. */
 export interface ReflectorTiming {
-  /** Server-side watch timeout in seconds (the stream then ends cleanly and resumes). */
+  /** Server-side watch timeout in seconds, plus up to 20% jitter (the stream ends cleanly and resumes). */
   readonly watchTimeoutSeconds: number;
   /** A stream silent for this long (no event, no bookmark) is dropped and resumed. */
   readonly idleTimeoutMs: number;
@@ -17,7 +17,7 @@ export interface ReflectorTiming {
 
 export const WATCH_DEFAULTS: ReflectorTiming = {
   watchTimeoutSeconds: 300,
-  idleTimeoutMs: 360_000,
+  idleTimeoutMs: 420_000,
   backoffInitialMs: 500,
   backoffMaxMs: 30_000,
   unlistableRetryMs: 60_000,
@@ -128,7 +128,8 @@ export class Reflector {
       {
         ...this.spec.query,
         resourceVersion: this.resourceVersion,
-        timeoutSeconds: this.timing.watchTimeoutSeconds,
+        // Up to 20% longer, so many watches do not all end and restart in the same second.
+        timeoutSeconds: Math.round(this.timing.watchTimeoutSeconds * (1 + 0.2 * this.random())),
         idleTimeoutMs: this.timing.idleTimeoutMs,
       },
       (event) => this.onEvent(event),
