@@ -1,0 +1,3 @@
+export * from './lib/haproxy-cli.js';
+export * from './lib/haproxy-matrix.js';
+export * from './lib/haproxy-process.js';
