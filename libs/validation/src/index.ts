@@ -10,3 +10,7 @@ export * from './lib/limiter.js';
 export * from './lib/reduce.js';
 export * from './lib/origin.js';
 export * from './lib/validate.js';
+export * from './lib/render-port.js';
+export * from './lib/assertions.js';
+export * from './lib/test-runner.js';
+export * from './lib/report.js';
