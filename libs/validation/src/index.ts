@@ -14,3 +14,7 @@ export * from './lib/render-port.js';
 export * from './lib/assertions.js';
 export * from './lib/test-runner.js';
 export * from './lib/report.js';
+export * from './lib/manifests.js';
+export * from './validation.errors.js';
+export * from './validation.service.js';
+export { ValidationModule } from './validation.module.js';
