@@ -1,1 +1,7 @@
-export type { HapticError } from '#core';
+import type { EventBus } from '#bus';
+import type { HapticFacts, HapticStates } from './topics.js';
+
+export * from './topics.js';
+
+/** The bus every haptic module shares, typed with the catalogue. */
+export type HapticBus = EventBus<HapticFacts, HapticStates>;
