@@ -1,9 +1,19 @@
-import { Module } from '@nestjs/common';
-import { ValidationService } from './validation.service.js';
+import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  VALIDATION_OPTIONS,
+  ValidationService,
+  type ValidationOptions,
+} from './validation.service.js';
 
 /** ValidationModule: structural checks and sandboxed `haproxy -c` of rendered configurations. */
-@Module({
-  providers: [ValidationService],
-  exports: [ValidationService],
-})
-export class ValidationModule {}
+@Module({})
+export class ValidationModule {
+  /** The module with the HAProxy binary and checker limits this process uses. */
+  static forRoot(options: ValidationOptions): DynamicModule {
+    return {
+      module: ValidationModule,
+      providers: [{ provide: VALIDATION_OPTIONS, useValue: options }, ValidationService],
+      exports: [ValidationService],
+    };
+  }
+}

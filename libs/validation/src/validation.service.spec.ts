@@ -54,3 +54,19 @@ describe('ValidationService', () => {
     ]);
   });
 });
+
+describe('ValidationModule', () => {
+  it('refuses to start without a HAProxy binary', () => {
+    expect(() => new ValidationService()).toThrow(/needs VALIDATION_OPTIONS.haproxyBin/);
+  });
+
+  it('provides the service through forRoot', async () => {
+    const { Test } = await import('@nestjs/testing');
+    const { ValidationModule } = await import('./validation.module.js');
+    const ref = await Test.createTestingModule({
+      imports: [ValidationModule.forRoot({ haproxyBin: '/bin/false', concurrency: 1 })],
+    }).compile();
+    expect(ref.get(ValidationService).checker.options.binary).toBe('/bin/false');
+    await ref.close();
+  });
+});

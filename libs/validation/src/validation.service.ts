@@ -1,17 +1,17 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { DeepReadonly, TemplateConfigSpec } from '#core';
-import { resolveHaproxyBinary } from '#haproxy-bin';
 import { HaproxyChecker } from './lib/haproxy-check.js';
 import type { TemplateTexts } from './lib/origin.js';
 import type { RenderedOutputs, SourceMaps } from './lib/outputs.js';
 import { validateOutputs, type ValidationResult } from './lib/validate.js';
+import { CheckerUnavailableError } from './validation.errors.js';
 
 /** DI token: how `haproxy -c` runs in this process. */
 export const VALIDATION_OPTIONS = Symbol('VALIDATION_OPTIONS');
 
 export interface ValidationOptions {
-  /** HAProxy binary (default: `#haproxy-bin` resolution, HAPTIC_HAPROXY_BIN first). */
-  readonly haproxyBin?: string;
+  /** Absolute path of the HAProxy binary (the app resolves it with `#haproxy-bin`). */
+  readonly haproxyBin: string;
   /** Per-check timeout (default 30 s). */
   readonly timeoutMs?: number;
   /** `haproxy -c` runs at once in this process (default 2). */
@@ -38,10 +38,14 @@ export function templateTexts(spec: DeepReadonly<TemplateConfigSpec>): TemplateT
 export class ValidationService {
   readonly checker: HaproxyChecker;
 
-  constructor(@Optional() @Inject(VALIDATION_OPTIONS) options: ValidationOptions = {}) {
+  constructor(@Optional() @Inject(VALIDATION_OPTIONS) options?: ValidationOptions) {
+    // Validation without haproxy -c would wave broken configs through: refuse to start instead.
+    if (!options?.haproxyBin) {
+      throw new CheckerUnavailableError('ValidationModule needs VALIDATION_OPTIONS.haproxyBin');
+    }
     this.checker = new HaproxyChecker(
       {
-        binary: resolveHaproxyBinary(options.haproxyBin),
+        binary: options.haproxyBin,
         timeoutMs: options.timeoutMs ?? 30_000,
         ...(options.env ? { env: options.env } : {}),
       },
