@@ -14,6 +14,7 @@ import { InMemorySnapshot } from './lib/snapshot.js';
 import type { RenderInputs, RenderResult } from './lib/types.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
+const YAML_OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
 
 function readYaml(file: string): unknown {
@@ -41,14 +42,20 @@ function outputFiles(result: RenderResult): Record<string, string> {
     for (const [dir, record] of groups) {
       for (const [name, content] of Object.entries(record)) files[`${dir}/${name}`] = content;
     }
-    files['result.yaml'] = stringify({ ok: true, hash: result.hash, attempts, quarantined });
+    files['result.yaml'] = stringify(
+      { ok: true, hash: result.hash, attempts, quarantined },
+      YAML_OPTIONS,
+    );
   } else {
-    files['result.yaml'] = stringify({
-      ok: false,
-      attempts,
-      problems: result.problems,
-      quarantined,
-    });
+    files['result.yaml'] = stringify(
+      {
+        ok: false,
+        attempts,
+        problems: result.problems,
+        quarantined,
+      },
+      YAML_OPTIONS,
+    );
   }
   return files;
 }
@@ -59,7 +66,9 @@ function runCase(dir: string): Record<string, string> {
   const { spec } = parsed.config;
   const compiled = compileTemplates(spec, { configVersion: 'golden' });
   if (!compiled.ok) {
-    return { 'result.yaml': stringify({ ok: false, compileProblems: compiled.error }) };
+    return {
+      'result.yaml': stringify({ ok: false, compileProblems: compiled.error }, YAML_OPTIONS),
+    };
   }
   const indexBy = Object.fromEntries(
     Object.entries(spec.watchedResources).map(([name, w]) => [name, w.indexBy]),

@@ -106,6 +106,14 @@ function missingSnippets(
   }
 }
 
+function parsedSnippet(engine: Liquid, name: string): Template[] | undefined {
+  try {
+    return engine.parseFileSync(name, LookupType.Partials);
+  } catch {
+    return undefined; // reported by parseSnippets
+  }
+}
+
 function nameProblem(v: Variable, message: string, fallback: string): RenderProblem {
   return {
     code: 'unknown-name',
@@ -179,17 +187,17 @@ export function compileTemplates(
   }
   const watchedNames = Object.keys(spec.watchedResources).sort();
   const allowedNames = [...BUILTIN_NAMES, ...(options.providerNames ?? [])];
-  if (problems.length === 0) {
-    const known = new Set(names);
-    for (const t of templates) missingSnippets(t.parsed, known, t.label, problems);
-    for (const n of names) {
-      missingSnippets(escapedEngine.parseFileSync(n, LookupType.Partials), known, n, problems);
-    }
-    const allowed = new Set(allowedNames);
-    for (const t of templates) {
-      const engine = t.escaped ? escapedEngine : plainEngine;
-      problems.push(...checkNames(t, engine, allowed, watchedNames));
-    }
+  // Every template that parsed is checked further, so one load reports as much as it can.
+  const known = new Set(names);
+  for (const t of templates) missingSnippets(t.parsed, known, t.label, problems);
+  for (const n of names) {
+    const parsed = parsedSnippet(escapedEngine, n);
+    if (parsed) missingSnippets(parsed, known, n, problems);
+  }
+  const allowed = new Set(allowedNames);
+  for (const t of templates) {
+    const engine = t.escaped ? escapedEngine : plainEngine;
+    problems.push(...checkNames(t, engine, allowed, watchedNames));
   }
   if (problems.length > 0) return { ok: false, error: sortProblems(problems) };
   return {

@@ -32,7 +32,12 @@ export function sortBy(input: unknown, ...keys: unknown[]): unknown[] {
   if (parsed.length === 0) return [...items].sort(compareValues);
   return [...items].sort((x, y) => {
     for (const k of parsed) {
-      const c = compareValues(readFieldPath(x, k.path), readFieldPath(y, k.path));
+      const a = readFieldPath(x, k.path);
+      const b = readFieldPath(y, k.path);
+      // Missing values go last in either direction.
+      const missing = Number(a === undefined || a === null) - Number(b === undefined || b === null);
+      if (missing !== 0) return missing;
+      const c = compareValues(a, b);
       if (c !== 0) return k.descending ? -c : c;
     }
     return 0;
