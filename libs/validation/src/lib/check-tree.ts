@@ -30,7 +30,10 @@ function prefixRewriter(from: readonly string[], to: readonly string[]): (text: 
   );
   const table = new Map(order);
   return (text) =>
-    text.replace(re, (_m, pre: string, dir: string) => `${pre}${table.get(dir) ?? dir}`);
+    text.replace(re, (m: string, pre: string, dir: string, at: number, all: string) =>
+      // A relative dir (`ssl`) may also be a keyword: only `ssl/...` is a path.
+      !dir.startsWith('/') && all[at + m.length] !== '/' ? m : `${pre}${table.get(dir) ?? dir}`,
+    );
 }
 
 async function put(root: string, sub: string, name: string, text: string): Promise<void> {
