@@ -54,6 +54,7 @@ export function findFileReferences(lines: readonly ConfigLine[]): FileReference[
       const next = w[i + 1];
       if (FILE_KEYWORDS.has(word) && next !== undefined)
         refs.push({ line: l.line, keyword: word, path: next });
+      if (!word.includes('map')) return;
       for (const m of word.matchAll(MAP_CONVERTER)) {
         if (m[1]) refs.push({ line: l.line, keyword: 'map', path: m[1] });
       }
