@@ -1,6 +1,8 @@
 // Times validation (structural checks + sandboxed `haproxy -c`) of configs with 10, 1,000 and
 // 10,000 backends on every HAProxy major present. Needs `npm run build` first.
 // Usage: node scripts/validation-bench.mjs [--runs N] [--sizes 10,1000,10000]
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { availableMajors } from '#haproxy-bin';
 import { DEFAULT_STORAGE_DIRS, HaproxyChecker, validateOutputs } from '#validation';
 
@@ -52,7 +54,10 @@ function render(n) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const install of availableMajors()) {
-  const checker = new HaproxyChecker({ binary: install.bin, timeoutMs: 120_000, env: { POD_IP: '127.0.0.1' } }, 1);
+  const checker = new HaproxyChecker(
+    { binary: install.bin, timeoutMs: 120_000, env: { POD_IP: '127.0.0.1' } },
+    1,
+  );
   for (const n of sizes) {
     const outputs = render(n);
     const total = [];
@@ -61,7 +66,8 @@ for (const install of availableMajors()) {
       const t0 = performance.now();
       const result = await validateOutputs(outputs, { dirs: DEFAULT_STORAGE_DIRS, checker });
       total.push(performance.now() - t0);
-      if (!result.valid) throw new Error(`${n} backends rejected: ${JSON.stringify(result.problems)}`);
+      if (!result.valid)
+        throw new Error(`${n} backends rejected: ${JSON.stringify(result.problems)}`);
       check.push(result.haproxy.durationMs ?? NaN);
     }
     rows.push({
@@ -74,4 +80,4 @@ for (const install of availableMajors()) {
   }
 }
 console.table(rows);
-console.log(`median of ${runs} runs; machine: ${(await import('node:os')).cpus().length} CPUs`);
+console.log(`median of ${runs} runs; machine: ${cpus().length} CPUs`);
