@@ -1,7 +1,10 @@
 // Times validation (structural checks + sandboxed `haproxy -c`) of configs with 10, 1,000 and
 // 10,000 backends on every HAProxy major present. Needs `npm run build` first.
 // Usage: node scripts/validation-bench.mjs [--runs N] [--sizes 10,1000,10000]
-import { cpus } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { availableMajors } from '#haproxy-bin';
 import { DEFAULT_STORAGE_DIRS, HaproxyChecker, validateOutputs } from '#validation';
@@ -51,6 +54,30 @@ function render(n) {
   };
 }
 
+/** Peak RSS (KiB) of one `haproxy -c` on `outputs`, via GNU time when it is installed. */
+function peakRssKiB(bin, outputs) {
+  if (!existsSync('/usr/bin/time')) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'haptic-bench-'));
+  try {
+    mkdirSync(join(dir, 'maps'));
+    writeFileSync(join(dir, 'maps', 'hosts.map'), outputs.maps['hosts.map']);
+    const cfg = outputs.haproxyConfig.replace('/etc/haproxy/maps/', `${dir}/maps/`);
+    writeFileSync(join(dir, 'haproxy.cfg'), cfg);
+    const r = spawnSync(
+      '/usr/bin/time',
+      ['-f', '%M', bin, '-c', '-q', '-f', join(dir, 'haproxy.cfg')],
+      {
+        encoding: 'utf8',
+        env: {},
+      },
+    );
+    const last = r.stderr.trim().split('\n').pop();
+    return Number(last);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const install of availableMajors()) {
@@ -76,6 +103,7 @@ for (const install of availableMajors()) {
       cfgKiB: Math.round(outputs.haproxyConfig.length / 1024),
       haproxyCheckMs: Math.round(median(check)),
       validateTotalMs: Math.round(median(total)),
+      haproxyPeakRssMiB: Math.round((peakRssKiB(install.bin, outputs) ?? NaN) / 1024),
     });
   }
 }
