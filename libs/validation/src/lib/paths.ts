@@ -40,8 +40,15 @@ const FILE_KEYWORDS: ReadonlySet<string> = new Set([
   '51degrees-data-file',
   'wurfl-data-file',
   'deviceatlas-json-file',
+  'server-state-base',
   '-f',
+  // `http-request return` / `http-error`: the file is read at load time and served to clients.
+  'file',
+  'lf-file',
 ]);
+
+/** In a 3.x `crt-store`, `load crt <f> key <f> ocsp <f> issuer <f> sctl <f>` names files. */
+const LOAD_KEYWORDS: ReadonlySet<string> = new Set(['crt', 'key', 'ocsp', 'issuer', 'sctl']);
 
 const MAP_CONVERTER = /\bmap(?:_[a-z0-9]+)*\(([^,)\s]+)/g;
 
@@ -52,8 +59,8 @@ export function findFileReferences(lines: readonly ConfigLine[]): FileReference[
     const w = l.words;
     w.forEach((word, i) => {
       const next = w[i + 1];
-      if (FILE_KEYWORDS.has(word) && next !== undefined)
-        refs.push({ line: l.line, keyword: word, path: next });
+      const names = FILE_KEYWORDS.has(word) || (w[0] === 'load' && LOAD_KEYWORDS.has(word));
+      if (names && next !== undefined) refs.push({ line: l.line, keyword: word, path: next });
       if (!word.includes('map')) return;
       for (const m of word.matchAll(MAP_CONVERTER)) {
         if (m[1]) refs.push({ line: l.line, keyword: 'map', path: m[1] });
