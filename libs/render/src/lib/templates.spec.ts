@@ -147,6 +147,19 @@ describe('HAProxy filters', () => {
   });
 });
 
+describe('determinism guards', () => {
+  it('refuses "now" in date filters but formats dates from objects in UTC', () => {
+    expect(problem('{{ "now" | date: "%Y" }}').message).toContain('deterministic');
+    expect(cfg('{{ extra.t | date: "%Y-%m-%d %H:%M" }}', [], { t: '2026-01-02T03:04:05Z' })).toBe(
+      '2026-01-02 03:04',
+    );
+  });
+
+  it('has no random filter', () => {
+    expect(compileTemplates(specOf({ haproxy: '{{ extra.v | sample }}' })).ok).toBe(false);
+  });
+});
+
 describe('look-ups and context', () => {
   const objects = [ingress('a', 'one'), ingress('a', 'two'), ingress('b', 'one')];
 
