@@ -180,6 +180,18 @@ describe('look-ups and context', () => {
     expect(p).toMatchObject({ code: 'fail', message: 'need more', line: 2, column: 3 });
   });
 
+  it('stops a render that runs past its time limit', () => {
+    const compiled = compileTemplates(
+      specOf({
+        haproxy: '{% for i in (1..100000) %}{% for j in (1..100) %}{{ j }}{% endfor %}{% endfor %}',
+      }),
+    );
+    if (!compiled.ok) throw new Error('compile');
+    const r = render(compiled.value, new InMemorySnapshot({}, {}), { timeLimitMs: 20 });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.problems[0]!.message).toMatch(/render limit exceeded/);
+  });
+
   it('renders the same bytes and hash twice, and another hash for another snapshot', () => {
     const t = '{% for i in resources.ingresses %}{{ i.metadata.name }}\n{% endfor %}';
     const a = run({ haproxy: t }, objects);

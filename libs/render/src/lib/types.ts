@@ -126,4 +126,6 @@ export interface RenderInputs {
   readonly previous?: PreviousDeployment;
   /** Objects quarantined at most this many times before the render gives up (default 10). */
   readonly maxQuarantine?: number;
+  /** Wall-clock budget of one render attempt in ms (liquidjs renderLimit); unbounded when unset. */
+  readonly timeLimitMs?: number;
 }
