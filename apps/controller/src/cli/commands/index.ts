@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.js';
+import { configCommand } from './config.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand];
+export const commands: readonly CliCommand[] = [versionCommand, configCommand];

@@ -89,9 +89,7 @@ export function parseTemplateConfig(doc: unknown): ParseResult {
   const problems: FieldProblem[] = [];
   const isObject = doc !== null && typeof doc === 'object' && !Array.isArray(doc);
   const { spec: rawSpec, source } =
-    isObject && 'kind' in doc
-      ? fromResource(doc, problems)
-      : { spec: doc, source: {} };
+    isObject && 'kind' in doc ? fromResource(doc, problems) : { spec: doc, source: {} };
   const spec =
     rawSpec === undefined ? undefined : materialise(TemplateConfigSpec, rawSpec, 'spec', problems);
   if (spec) crossCheck(spec, problems);
