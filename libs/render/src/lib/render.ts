@@ -100,13 +100,23 @@ function collect(
     }
     certs.set(name, content);
   }
+  const files = by('file');
+  for (const name of state.crtLists.keys()) {
+    if (files.has(name)) {
+      const message = `crt-list ${name} has the name of a general file (both live in general storage)`;
+      return {
+        ok: false,
+        problem: { code: 'registration-conflict', template: `file:${name}`, message },
+      };
+    }
+  }
   const haproxy = compiled.templates.find((t) => t.kind === 'haproxy');
   return {
     ok: true,
     outputs: {
       haproxyConfig: haproxy ? (rendered.get(haproxy) ?? '') : '',
       maps: sorted(by('map')),
-      files: sorted(by('file')),
+      files: sorted(files),
       sslCertificates: sorted(certs),
       crtLists: sorted(state.crtLists),
     },

@@ -141,9 +141,20 @@ describe('HAProxy filters', () => {
         '{{ "a.map" | map_path }} {{ "e.http" | file_path }} {{ "c.pem" | cert_path }} {{ "l.txt" | crt_list_path }}',
       ),
     ).toBe(
-      '/etc/haproxy/maps/a.map /etc/haproxy/general/e.http /etc/haproxy/ssl/c.pem /etc/haproxy/ssl/l.txt',
+      '/etc/haproxy/maps/a.map /etc/haproxy/general/e.http /etc/haproxy/ssl/c.pem /etc/haproxy/general/l.txt',
     );
     expect(problem('{{ "../x" | map_path }}').code).toBe('invalid-value');
+  });
+});
+
+describe('registration', () => {
+  it('accepts the same content twice and refuses a crt-list named like a general file', () => {
+    const t =
+      '{% register_crt_list name: "x.list", content: "a" %}{% register_crt_list name: "x.list", content: "a" %}';
+    const same = run({ haproxy: t });
+    expect(same.ok && same.outputs.crtLists).toEqual({ 'x.list': 'a' });
+    const clash = run({ haproxy: t, files: { 'x.list': 'f' } });
+    expect(!clash.ok && clash.problems[0]!.code).toBe('registration-conflict');
   });
 });
 
