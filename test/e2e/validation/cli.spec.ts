@@ -71,7 +71,8 @@ describeForMajors(['2.6', '3.0'], 'haptic validate and haptic render', (haproxy)
     ];
     for (const type of types) {
       expect(byName.get(`pass-${type}`)?.passed).toBe(true);
-      expect(byName.get(`fail-${type}`)?.passed).toBe(false);
+      // The real renderer cannot be made non-deterministic (see showcase.yaml).
+      if (type !== 'deterministic') expect(byName.get(`fail-${type}`)?.passed).toBe(false);
     }
     const msg = (name: string) => byName.get(name)?.assertions.find((a) => !a.passed)?.message;
     expect(msg('fail-contains')).toBe(
@@ -88,9 +89,6 @@ describeForMajors(['2.6', '3.0'], 'haptic validate and haptic render', (haproxy)
     );
     expect(msg('fail-match_order')).toBe(
       'pattern 2 /^frontend http/ not found after /^backend be_default_web/ (line 14) in haproxy.cfg; it occurs earlier, at line 8',
-    );
-    expect(msg('fail-deterministic')).toMatch(
-      /^haproxy\.cfg differs between two renders at line 14: "# [a-p]{16}" then "# [a-p]{16}"$/,
     );
     expect(msg('fail-rendering_error')).toBe(
       'the render succeeded, but an error containing "spec.rules is required" was expected',
@@ -115,7 +113,7 @@ describeForMajors(['2.6', '3.0'], 'haptic validate and haptic render', (haproxy)
       '3',
     );
     expect(all.out).toMatch(/^TEST +RESULT +ASSERTIONS +TIME\n/);
-    expect(all.out).toMatch(/\n19 tests, 10 failed; 21 assertions, 10 failed\n$/);
+    expect(all.out).toMatch(/\n18 tests, 9 failed; 20 assertions, 9 failed\n$/);
     const one = await haptic(
       'validate',
       '-f',

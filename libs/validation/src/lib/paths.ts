@@ -92,8 +92,9 @@ export function resolveStoragePath(
 ): { kind: 'output' | 'dir' | 'missing'; dir: string } | undefined {
   const candidates: [string, Readonly<Record<string, string>>[]][] = [
     [dirs.mapsDir, [outputs.maps]],
-    [dirs.sslCertsDir, [outputs.sslCertificates, outputs.crtLists]],
-    [dirs.generalStorageDir, [outputs.files]],
+    [dirs.sslCertsDir, [outputs.sslCertificates]],
+    // crt-lists are stored with the general files (that storage exists on every Dataplane API).
+    [dirs.generalStorageDir, [outputs.files, outputs.crtLists]],
   ];
   // Longest directory first, so nested storage dirs resolve to the most specific one.
   candidates.sort((a, b) => b[0].length - a[0].length);
@@ -110,5 +111,5 @@ export function resolveStoragePath(
 /** True when a path climbs out of where it starts (`..` segment). */
 export const climbs = (path: string): boolean => path.split('/').includes('..');
 
-/** File names an output may have: plain names, optionally in sub-folders, never `..` or absolute. */
-export const SAFE_OUTPUT_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
+/** File names an output may have: storage names (no folders), never `..` or hidden. */
+export const SAFE_OUTPUT_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;

@@ -114,7 +114,7 @@ describe('checkStructure', () => {
       crtLists: { 'l.list': '/etc/haproxy/ssl/a.pem\n/etc/haproxy/ssl/b.pem [alpn h2]\n' },
     });
     expect(check({ ...o, haproxyConfig: base.replace('mode http', 'mode http\r') })).toEqual([
-      'map:../evil: unsafe file name (letters, digits, . _ - and sub-folders only; no ..)',
+      'map:../evil: unsafe file name (letters, digits, . _ - only; no folders)',
       'haproxy.cfg:4: control character \\x0d',
       'crt-list:l.list:2: crt-list entry refers to /etc/haproxy/ssl/b.pem, which this render does not produce',
       'cert:a.pem: holds no PEM block',
