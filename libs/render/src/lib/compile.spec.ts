@@ -40,6 +40,20 @@ describe('compileTemplates', () => {
       providers: [{ name: 'tenants', provide: (s) => ({ count: s.list('ingresses').length }) }],
     });
     expect(r.ok && r.outputs.haproxyConfig).toBe('1');
+    const failing = render(compiled.value, snap, {
+      providers: [
+        {
+          name: 'tenants',
+          provide: () => {
+            throw new Error('boom');
+          },
+        },
+      ],
+    });
+    expect(!failing.ok && failing.problems[0]).toMatchObject({
+      template: 'context-provider',
+      message: 'context provider tenants failed: boom',
+    });
   });
 
   it('keeps loop variables, assigned names and render parameters out of the unknown names', () => {

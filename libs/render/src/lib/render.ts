@@ -57,7 +57,12 @@ function globalsFor(
     previous: previousContext(inputs.previous),
   };
   for (const provider of inputs.providers ?? []) {
-    globals[provider.name] = provider.provide(state.snapshot);
+    try {
+      globals[provider.name] = provider.provide(state.snapshot);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
+    }
   }
   bindState(globals, state);
   return globals;
