@@ -69,6 +69,16 @@ describe('compileTemplates', () => {
     expect(r.ok ? [] : r.error).toEqual([]);
   });
 
+  it('merges per-render extra values over extraContext', () => {
+    const compiled = compileTemplates(
+      specOf({ haproxy: '{{ extra.a }}{{ extra.b }}', extra: { a: 1, b: 2 } }),
+    );
+    if (!compiled.ok) throw new Error('compile');
+    const snap = new InMemorySnapshot({}, {});
+    const r = render(compiled.value, snap, { extra: { b: 3 } });
+    expect(r.ok && r.outputs.haproxyConfig).toBe('13');
+  });
+
   it('parses each template once per config version', () => {
     const compiled = compileTemplates(specOf({ haproxy: 'x', snippets: { s: 'y' } }));
     if (!compiled.ok) throw new Error('compile');

@@ -53,7 +53,7 @@ function globalsFor(
       config_version: compiled.configVersion,
       ...inputs.controller,
     },
-    extra: compiled.extra,
+    extra: inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra,
     previous: previousContext(inputs.previous),
   };
   for (const provider of inputs.providers ?? []) {
