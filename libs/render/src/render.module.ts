@@ -5,6 +5,11 @@ import {
   type ModuleMetadata,
 } from '@nestjs/common';
 import type { ContextProvider } from './lib/types.js';
+import {
+  RENDER_SNAPSHOT_SOURCE,
+  RenderListener,
+  type RenderSnapshotSource,
+} from './render.listener.js';
 import { RENDER_CONTEXT_PROVIDERS, RenderService } from './render.service.js';
 
 /** Context providers built by the composition root from other modules' services. */
@@ -15,21 +20,30 @@ export interface RenderModuleAsyncOptions {
 }
 
 /**
- * RenderModule: compiles templates per config version and renders index snapshots. Other modules
+ * RenderModule: compiles templates per config version and renders index snapshots; needs the
+ * global BusModule (EVENT_BUS) and, to render, a RENDER_SNAPSHOT_SOURCE provider. Other modules
  * add template variables through the context-provider port, wired here by the composition root.
  */
 @Module({
-  providers: [RenderService],
+  providers: [RenderService, RenderListener],
   exports: [RenderService],
 })
 export class RenderModule {
-  /** The module with a fixed list of context providers. */
-  static forRoot(options: { contextProviders?: readonly ContextProvider[] } = {}): DynamicModule {
+  /** The module with fixed context providers and, optionally, the snapshot source. */
+  static forRoot(
+    options: {
+      contextProviders?: readonly ContextProvider[];
+      snapshotSource?: RenderSnapshotSource;
+    } = {},
+  ): DynamicModule {
+    const source = options.snapshotSource;
     return {
       module: RenderModule,
       providers: [
         { provide: RENDER_CONTEXT_PROVIDERS, useValue: options.contextProviders ?? [] },
+        ...(source ? [{ provide: RENDER_SNAPSHOT_SOURCE, useValue: source }] : []),
         RenderService,
+        RenderListener,
       ],
       exports: [RenderService],
     };
@@ -47,6 +61,7 @@ export class RenderModule {
           useFactory: options.useFactory,
         },
         RenderService,
+        RenderListener,
       ],
       exports: [RenderService],
     };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
+import { BusModule } from '#bus';
 import { parseTemplateConfigText } from '#core';
 import { describe, expect, it } from 'vitest';
 import { InMemorySnapshot } from './lib/snapshot.js';
@@ -15,7 +16,9 @@ const config = (() => {
 
 describe('RenderService', () => {
   it('compiles a config version and renders a snapshot through the Nest module', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [RenderModule] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [BusModule, RenderModule],
+    }).compile();
     const service = moduleRef.get(RenderService);
     const snap = new InMemorySnapshot(
       { ingresses: ['metadata.namespace', 'metadata.name'] },
@@ -38,6 +41,7 @@ describe('RenderService', () => {
   it('takes context providers through its DI token', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
+        BusModule,
         RenderModule.forRootAsync({
           useFactory: () => [{ name: 'site', provide: () => ({ name: 'eu-1' }) }],
         }),
@@ -55,7 +59,7 @@ describe('RenderService', () => {
   it('takes a fixed provider list with forRoot', async () => {
     const provider = { name: 'zone', provide: () => 'z1' };
     const moduleRef = await Test.createTestingModule({
-      imports: [RenderModule.forRoot({ contextProviders: [provider] })],
+      imports: [BusModule, RenderModule.forRoot({ contextProviders: [provider] })],
     }).compile();
     const service = moduleRef.get(RenderService);
     const spec = { ...config.spec, haproxyConfig: { template: '{{ zone }}' } };

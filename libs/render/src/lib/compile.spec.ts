@@ -40,6 +40,20 @@ describe('compileTemplates', () => {
       providers: [{ name: 'tenants', provide: (s) => ({ count: s.list('ingresses').length }) }],
     });
     expect(r.ok && r.outputs.haproxyConfig).toBe('1');
+    const failing = render(compiled.value, snap, {
+      providers: [
+        {
+          name: 'tenants',
+          provide: () => {
+            throw new Error('boom');
+          },
+        },
+      ],
+    });
+    expect(!failing.ok && failing.problems[0]).toMatchObject({
+      template: 'context-provider',
+      message: 'context provider tenants failed: boom',
+    });
   });
 
   it('keeps loop variables, assigned names and render parameters out of the unknown names', () => {
@@ -53,6 +67,16 @@ describe('compileTemplates', () => {
       }),
     );
     expect(r.ok ? [] : r.error).toEqual([]);
+  });
+
+  it('merges per-render extra values over extraContext', () => {
+    const compiled = compileTemplates(
+      specOf({ haproxy: '{{ extra.a }}{{ extra.b }}', extra: { a: 1, b: 2 } }),
+    );
+    if (!compiled.ok) throw new Error('compile');
+    const snap = new InMemorySnapshot({}, {});
+    const r = render(compiled.value, snap, { extra: { b: 3 } });
+    expect(r.ok && r.outputs.haproxyConfig).toBe('13');
   });
 
   it('parses each template once per config version', () => {

@@ -53,11 +53,16 @@ function globalsFor(
       config_version: compiled.configVersion,
       ...inputs.controller,
     },
-    extra: compiled.extra,
+    extra: inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra,
     previous: previousContext(inputs.previous),
   };
   for (const provider of inputs.providers ?? []) {
-    globals[provider.name] = provider.provide(state.snapshot);
+    try {
+      globals[provider.name] = provider.provide(state.snapshot);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
+    }
   }
   bindState(globals, state);
   return globals;

@@ -68,8 +68,14 @@ describe('output escaper', () => {
     expect(cfg('{{ extra.v | raw }}', [], { v: 'a\nb' })).toBe('a\nb');
   });
 
-  it('checks echo tags too', () => {
-    expect(problem('{% echo extra.v %}', [], { v: 'a\nb' }).code).toBe('unsafe-output');
+  it('checks echo, liquid and cycle tags too', () => {
+    for (const t of [
+      '{% echo extra.v %}',
+      '{% liquid echo extra.v %}',
+      '{% cycle extra.v, "x" %}',
+    ]) {
+      expect(problem(t, [], { v: 'a\nb' }).code).toBe('unsafe-output');
+    }
   });
 
   it('names the object the value came from even when a filter changed it', () => {

@@ -122,6 +122,8 @@ export interface RenderInputs {
   readonly previous?: PreviousDeployment;
   /** Objects quarantined at most this many times before the render gives up (default 10). */
   readonly maxQuarantine?: number;
+  /** Values merged (shallowly) over templatingSettings.extraContext, e.g. by a validation test. */
+  readonly extra?: Readonly<Record<string, unknown>>;
   /** Wall-clock budget of one render attempt in ms (liquidjs renderLimit); unbounded when unset. */
   readonly timeLimitMs?: number;
 }
