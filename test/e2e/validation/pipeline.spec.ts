@@ -59,9 +59,7 @@ const snapshot = new InMemorySnapshot(
 );
 
 /** The next validation fact (completed or failed). */
-function nextValidation(
-  bus: HapticBus,
-): Promise<{
+function nextValidation(bus: HapticBus): Promise<{
   topic: string;
   payload: HapticFacts['validation.failed'] | HapticFacts['validation.completed'];
 }> {
