@@ -260,6 +260,19 @@ export class KubeSim {
     return [...this.store.list(t.storageKey, namespace)].map((o) => ({ ...o, apiVersion }));
   }
 
+  /** One object as the server holds it now, or undefined. */
+  get(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): KubeObject | undefined {
+    const t = this.registry.byKind(apiVersion, kind);
+    if (!t) throw new KubeSimApplyError(`kube-sim does not serve ${kind} in ${apiVersion}`);
+    const o = this.store.get(t.storageKey, t.namespaced ? namespace : undefined, name);
+    return o && { ...o, apiVersion };
+  }
+
   private async applyOne(o: KubeObject): Promise<KubeObject> {
     const t = this.registry.byKind(o.apiVersion, o.kind);
     if (!t)
