@@ -20,6 +20,14 @@ import type { Store } from './store.js';
 import { toTable, wantsTable } from './table.js';
 import { WatchStream, type OpenWatch } from './watch.js';
 
+/** One answered request, as `KubeSim.requests` keeps it. */
+export interface RequestRecord {
+  readonly method: string;
+  readonly path: string;
+  readonly code: number;
+  readonly watch: boolean;
+}
+
 /** Everything the HTTP layer dispatches to. */
 export interface HandlerDeps {
   readonly api: Api;
@@ -32,7 +40,7 @@ export interface HandlerDeps {
   readonly bookmarkIntervalMs: number;
   readonly now: () => number;
   readonly control: (action: string, body: unknown) => Promise<unknown>;
-  readonly log: (entry: { method: string; path: string; code: number }) => void;
+  readonly log: (entry: RequestRecord) => void;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
@@ -45,7 +53,8 @@ export async function handle(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://kube-sim');
-  res.on('finish', () => d.log({ method, path: url.pathname, code: res.statusCode }));
+  const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '') || url.pathname.includes('/watch/');
+  res.on('close', () => d.log({ method, path: url.pathname, code: res.statusCode, watch }));
   try {
     if (d.token !== undefined && req.headers.authorization !== `Bearer ${d.token}`)
       throw errors.unauthorized();
