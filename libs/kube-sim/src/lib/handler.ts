@@ -53,7 +53,8 @@ export async function handle(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://kube-sim');
-  const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '') || url.pathname.includes('/watch/');
+  const watch =
+    ['true', '1'].includes(url.searchParams.get('watch') ?? '') || url.pathname.includes('/watch/');
   res.on('close', () => d.log({ method, path: url.pathname, code: res.statusCode, watch }));
   try {
     if (d.token !== undefined && req.headers.authorization !== `Bearer ${d.token}`)
