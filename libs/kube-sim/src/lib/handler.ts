@@ -12,7 +12,7 @@ import {
 import type { Faults } from './faults.js';
 import { parseBody, readBody, sendError, sendJson } from './http-util.js';
 import { list } from './list.js';
-import { openApiDocument, openApiIndex } from './openapi.js';
+import { openApiDocument, openApiIndex, openApiV2Protobuf } from './openapi.js';
 import type { Registry } from './registry.js';
 import { pathNotFound, route, type Route } from './router.js';
 import { ApiError, errors } from './status.js';
@@ -111,8 +111,14 @@ async function dispatch(
       return sendJson(res, 200, openApiIndex(d.registry));
     case 'openapi-gv':
       return sendOrNotFound(res, openApiDocument(d.registry, r.group, r.version));
-    case 'openapi-v2':
-      throw pathNotFound();
+    case 'openapi-v2': {
+      const doc = openApiV2Protobuf();
+      res.writeHead(200, {
+        'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+        'Content-Length': String(doc.length),
+      });
+      return void res.end(doc);
+    }
     case 'control': {
       if (method !== 'POST' && method !== 'GET') throw errors.methodNotAllowed();
       const body = parseBody(await readBody(req), 'application/json');
