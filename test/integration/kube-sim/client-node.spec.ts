@@ -208,4 +208,29 @@ describe('client-node against kube-sim', () => {
     );
     expect((dup as ApiException<unknown>).code).toBe(409);
   });
+
+  it('talks to a TLS kube-sim with the CA and bearer token from its kubeconfig; a wrong token is 401', async () => {
+    const secure = await KubeSim.start({ tls: true });
+    try {
+      const tkc = new KubeConfig();
+      tkc.loadFromFile(secure.kubeconfigPath);
+      expect(tkc.getCurrentCluster()?.server).toMatch(/^https:/);
+      const names = (await tkc.makeApiClient(CoreV1Api).listNamespace()).items.map(
+        (n) => n.metadata!.name,
+      );
+      expect(names).toContain('default');
+      const bad = new KubeConfig();
+      bad.loadFromString(secure.kubeconfig.replace(secure.token!, 'wrong-token'));
+      const err = await bad
+        .makeApiClient(CoreV1Api)
+        .listNamespace()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect((err as ApiException<unknown>).code).toBe(401);
+    } finally {
+      await secure.stop();
+    }
+  });
 });
