@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command.js';
+import { configCommand } from './config.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand, kubeSimCommand];
+export const commands: readonly CliCommand[] = [versionCommand, configCommand, kubeSimCommand];
