@@ -187,14 +187,14 @@ describe('WatchManager', () => {
     const api = new FakeKubeApi();
     const pods: (readonly HaproxyPod[])[] = [];
     const creds: CredentialsState[] = [];
-    const configs: boolean[] = [];
+    const configs: (boolean | 'absent')[] = [];
     const manager = new WatchManager(
       api,
       new MapSink(),
       {
         pods: (p) => pods.push(p),
         credentials: (c) => creds.push(c),
-        config: (r) => configs.push(r?.ok ?? false),
+        config: (r) => configs.push(r === undefined ? 'absent' : r.ok),
       },
       FAST,
     );
@@ -237,6 +237,19 @@ describe('WatchManager', () => {
     expect(configs.at(-1)).toBe(false);
     api.write({ apiVersion: 'v1', plural: 'pods' }, 'MODIFIED', pod('p2', true));
     await until(() => pods.at(-1)!.length === 2, 'second pod ready');
+    // A status write (same spec and generation) is not a new config; a spec change is.
+    const cfg = (spec: unknown, status?: unknown) => ({
+      apiVersion: 'haproxy-haptic.org/v1alpha1',
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'h', name: 'cfg' },
+      spec,
+      ...(status ? { status } : {}),
+    });
+    const CFG = { apiVersion: 'haproxy-haptic.org/v1alpha1', plural: 'haproxytemplateconfigs' };
+    api.write(CFG, 'MODIFIED', cfg({ bad: true }, { observedGeneration: 1 }));
+    api.write(CFG, 'MODIFIED', cfg(config().spec));
+    await until(() => configs.at(-1) === true, 'the corrected config');
+    expect(configs).toEqual(['absent', false, true]);
     await manager.stop();
   });
 });

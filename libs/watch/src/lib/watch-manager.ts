@@ -56,14 +56,21 @@ export class WatchManager implements ObjectFetchPort {
     private readonly timing: ReflectorTiming = WATCH_DEFAULTS,
   ) {}
 
-  /** Follows one HAProxyTemplateConfig; its parse result goes to `listeners.config`. */
+  /**
+   * Follows one HAProxyTemplateConfig; its parse result goes to `listeners.config` when its spec
+   * changes (status writes, which the leader makes, change only metadata and must not re-trigger).
+   */
   watchConfig(ref: ConfigRef): void {
+    let last: string | undefined;
     this.configWatch = new ObjectWatch(
       this.api,
       { apiVersion: TEMPLATE_CONFIG_API_VERSION, plural: 'haproxytemplateconfigs' },
       { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` },
       (objects) => {
         const object = objects.find((o) => o.metadata.name === ref.name);
+        const key = object ? JSON.stringify([object['spec'], object.metadata['generation']]) : '';
+        if (key === last) return;
+        last = key;
         this.listeners.config?.(object ? parseTemplateConfig(object) : undefined, object);
       },
       this.timing,
