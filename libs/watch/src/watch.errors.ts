@@ -12,7 +12,7 @@ export class KubeApiError extends HapticError {
     readonly retryAfterSeconds = 0,
   ) {
     super(`${message} (HTTP ${status} ${reason} on ${path})`, {
-      retryable: status !== 403 && status !== 404 && status !== 400,
+      retryable: ![400, 401, 403, 404].includes(status),
       details: { status, reason, path },
     });
   }

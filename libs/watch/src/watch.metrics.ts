@@ -42,7 +42,7 @@ export class WatchMetrics implements OnModuleInit {
     gauge(
       'haptic_watch_unlistable',
       '1 while the resource cannot be listed (forbidden, not found or invalid selector).',
-      (s) => (['forbidden', 'not-found', 'invalid'].includes(s.phase) ? 1 : 0),
+      (s) => (['unauthorized', 'forbidden', 'not-found', 'invalid'].includes(s.phase) ? 1 : 0),
     );
   }
 }

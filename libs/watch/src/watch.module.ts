@@ -61,7 +61,9 @@ export class WatchModule {
 /** Logs each watched resource's forbidden/not-found condition once, when it starts and ends. */
 function logConditions(manager: WatchManager, seen: Map<string, string>, logger: Logger): void {
   for (const s of manager.status()) {
-    const bad = ['forbidden', 'not-found', 'invalid'].includes(s.phase) ? s.phase : '';
+    const bad = ['unauthorized', 'forbidden', 'not-found', 'invalid'].includes(s.phase)
+      ? s.phase
+      : '';
     if ((seen.get(s.resource) ?? '') === bad) continue;
     seen.set(s.resource, bad);
     if (bad) logger.error(`cannot list watched resource ${s.resource} (${bad}): ${s.message}`);

@@ -24,11 +24,19 @@ export const WATCH_DEFAULTS: ReflectorTiming = {
 };
 
 export type ReflectorPhase =
-  'listing' | 'watching' | 'backoff' | 'forbidden' | 'not-found' | 'invalid' | 'stopped';
+  | 'listing'
+  | 'watching'
+  | 'backoff'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'invalid'
+  | 'stopped';
 
 /** Answers to a list that no retry will change soon: reported, then re-checked slowly. */
 const UNLISTABLE: Readonly<Record<number, ReflectorPhase>> = {
   400: 'invalid',
+  401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
 };
@@ -62,7 +70,7 @@ export interface ReflectorSpec {
 /**
  * One list+watch loop: list, then watch from the list's resourceVersion; resume from the last
  * resourceVersion after a stream ends; re-list on 410; back off (with jitter) after any other
- * error; report 400/403/404 on list as a condition and re-check slowly instead of spinning.
+ * error; report 400/401/403/404 on list as a condition and re-check slowly instead of spinning.
  */
 export class Reflector {
   private readonly abort = new AbortController();

@@ -99,7 +99,16 @@ export class ResourceWatch {
   /** The worst state of this resource's streams. */
   state(): ReflectorState & { readonly streams: number } {
     const all = [...this.states.values()];
-    const rank = ['forbidden', 'not-found', 'invalid', 'backoff', 'listing', 'watching', 'stopped'];
+    const rank = [
+      'unauthorized',
+      'forbidden',
+      'not-found',
+      'invalid',
+      'backoff',
+      'listing',
+      'watching',
+      'stopped',
+    ];
     const worst = all.sort((a, b) => rank.indexOf(a.phase) - rank.indexOf(b.phase))[0];
     return {
       phase: worst?.phase ?? 'listing',
