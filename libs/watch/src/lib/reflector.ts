@@ -166,7 +166,11 @@ export class Reflector {
   }
 
   private async recover(e: unknown): Promise<void> {
-    if (e instanceof ResourceVersionExpiredError) {
+    // 410 comes as an ERROR event in a stream, or as the status of a watch or list-continue request.
+    if (
+      e instanceof ResourceVersionExpiredError ||
+      (e instanceof KubeApiError && e.status === 410)
+    ) {
       this.resourceVersion = undefined;
       this.relists++;
       // Re-list at once the first time; repeated expiries back off like any error.

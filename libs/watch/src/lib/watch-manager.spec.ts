@@ -4,6 +4,7 @@ import { FakeKubeApi } from '#testing';
 import type { KubeObject, ResourceSink } from './ports.js';
 import type { ReflectorTiming } from './reflector.js';
 import { WatchManager } from './watch-manager.js';
+import { KubeApiError } from '../watch.errors.js';
 import type { HaproxyPod } from './pods.js';
 import type { CredentialsState } from './credentials.js';
 
@@ -250,6 +251,26 @@ describe('WatchManager', () => {
     api.write(CFG, 'MODIFIED', cfg(config().spec));
     await until(() => configs.at(-1) === true, 'the corrected config');
     expect(configs).toEqual(['absent', false, true]);
+    await manager.stop();
+  });
+});
+
+describe('Reflector and HTTP 410', () => {
+  it('re-lists when a watch request itself is answered 410 (not only an ERROR event)', async () => {
+    const api = new FakeKubeApi();
+    const sink = new MapSink();
+    api.write(ING, 'ADDED', ingress('a', 'one'));
+    const watch = api.watch.bind(api);
+    let gone = 1;
+    api.watch = (type, req, onEvent, signal) => {
+      if (gone-- > 0) return Promise.reject(new KubeApiError(410, 'Expired', 'too old', 'x'));
+      return watch(type, req, onEvent, signal);
+    };
+    const manager = new WatchManager(api, sink, {}, FAST);
+    await manager.apply(config().spec, 'h');
+    await until(() => manager.status()[0]?.relists === 1, 'relist');
+    api.write(ING, 'ADDED', ingress('a', 'two'));
+    await until(() => sink.names('ingresses').join() === 'a/one,a/two', 'events after the relist');
     await manager.stop();
   });
 });
