@@ -14,10 +14,13 @@ export const FAST: ReflectorTiming = {
 };
 
 /** A WatchManager feeding a ResourceIndex, talking to kube-sim over HTTP through client-node. */
-export function connect(sim: KubeSim): { index: ResourceIndex; manager: WatchManager } {
+export function connect(
+  sim: KubeSim,
+  requestTimeoutMs = 2000,
+): { index: ResourceIndex; manager: WatchManager } {
   const kc = new KubeConfig();
   kc.loadFromFile(sim.kubeconfigPath);
-  const api = new ClientNodeKubeApi(kc, { requestTimeoutMs: 2000, pageSize: 100 });
+  const api = new ClientNodeKubeApi(kc, { requestTimeoutMs, pageSize: 100 });
   const ref: { manager?: WatchManager } = {};
   const index = new ResourceIndex({
     fetch: { fetchObject: (r, ns, n) => ref.manager!.fetchObject(r, ns, n) },

@@ -47,6 +47,8 @@ export interface ReflectorState {
   readonly message: string;
   readonly relists: number;
   readonly restarts: number;
+  /** The last error, kept until the next successful list (for /debug and conditions). */
+  readonly lastError: string;
 }
 
 export interface ReflectorHandlers {
@@ -80,6 +82,7 @@ export class Reflector {
   private listedOnce = false;
   private relists = 0;
   private restarts = 0;
+  private lastError = '';
 
   constructor(
     private readonly api: KubeApi,
@@ -122,6 +125,7 @@ export class Reflector {
     this.handlers.reset(items.filter((o) => this.accepts(o)).map((o) => this.transform(o)));
     this.resourceVersion = resourceVersion;
     this.failures = 0;
+    this.lastError = '';
     if (!this.listedOnce) {
       this.listedOnce = true;
       this.handlers.listed();
@@ -208,7 +212,14 @@ export class Reflector {
   }
 
   private report(phase: ReflectorPhase, message: string): void {
-    this.handlers.state?.({ phase, message, relists: this.relists, restarts: this.restarts });
+    if (message !== '') this.lastError = message;
+    this.handlers.state?.({
+      phase,
+      message,
+      relists: this.relists,
+      restarts: this.restarts,
+      lastError: this.lastError,
+    });
   }
 
   private sleep(ms: number): Promise<void> {

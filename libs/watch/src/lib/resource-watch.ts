@@ -115,6 +115,7 @@ export class ResourceWatch {
       message: worst?.message ?? '',
       relists: all.reduce((n, s) => n + s.relists, 0),
       restarts: all.reduce((n, s) => n + s.restarts, 0),
+      lastError: all.map((s) => s.lastError).find((m) => m !== '') ?? '',
       streams: this.slots.size || (this.nsSelector ? 0 : 1),
     };
   }
