@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.js';
+import { agentCommand } from './agent.command.js';
 import { configCommand } from './config.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
 import { renderCommand } from './render.command.js';
@@ -9,6 +10,7 @@ import { versionCommand } from './version.command.js';
 export const commands: readonly CliCommand[] = [
   versionCommand,
   configCommand,
+  agentCommand,
   kubeSimCommand,
   renderCommand,
   validateCommand,
