@@ -1,0 +1,81 @@
+import { Liquid, type FilterImplOptions } from 'liquidjs';
+import { escapeOutput } from './escaper.js';
+import {
+  certPath,
+  crtListPath,
+  fetchFilter,
+  filePath,
+  getFilter,
+  mapPath,
+} from './filters-context.js';
+import {
+  fromJson,
+  fromYaml,
+  globMatchFilter,
+  indent,
+  regexMatch,
+  regexReplace,
+  sortBy,
+  toYaml,
+} from './filters-data.js';
+import {
+  haproxyQuote,
+  haproxyRegex,
+  headerValue,
+  intRange,
+  regexEscape,
+  validDuration,
+  validHostname,
+  validPath,
+} from './filters-haproxy.js';
+import { FailTag, registerTag, renderGlobTag } from './tags.js';
+
+/** haptic's filters on top of Liquid's standard set (names are a user-facing contract). */
+export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
+  get: getFilter,
+  fetch: fetchFilter,
+  map_path: mapPath,
+  file_path: filePath,
+  cert_path: certPath,
+  crt_list_path: crtListPath,
+  sort_by: sortBy,
+  glob_match: globMatchFilter,
+  regex_match: regexMatch,
+  regex_replace: regexReplace,
+  indent,
+  to_yaml: toYaml,
+  from_json: fromJson,
+  from_yaml: fromYaml,
+  haproxy_quote: haproxyQuote,
+  header_value: headerValue,
+  regex_escape: regexEscape,
+  haproxy_regex: haproxyRegex,
+  valid_hostname: validHostname,
+  valid_path: validPath,
+  valid_duration: validDuration,
+  int_range: intRange,
+};
+
+/**
+ * One Liquid engine over the config's snippets: strict about filters and tags, lenient about
+ * properties. `escaped` engines (haproxy.cfg, maps) pass every `{{ }}` through the escaper.
+ */
+export function createEngine(snippets: Readonly<Record<string, string>>, escaped: boolean): Liquid {
+  const engine = new Liquid({
+    templates: { ...snippets },
+    strictFilters: true,
+    strictVariables: false,
+    ownPropertyOnly: true,
+    dynamicPartials: true,
+    relativeReference: false,
+    // Large enough never to evict: every template of a config version is parsed exactly once.
+    cache: 1_000_000,
+    ...(escaped ? { outputEscape: escapeOutput } : {}),
+  });
+  for (const [name, impl] of Object.entries(HAPTIC_FILTERS)) engine.registerFilter(name, impl);
+  engine.registerTag('fail', FailTag);
+  engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));
+  engine.registerTag('register_certificate', registerTag('register_certificate', 'certificates'));
+  engine.registerTag('register_crt_list', registerTag('register_crt_list', 'crtLists'));
+  return engine;
+}
