@@ -1,1 +1,4 @@
 export * from './bus.js';
+export * from './lib/haproxy-cli.js';
+export * from './lib/haproxy-matrix.js';
+export * from './lib/haproxy-process.js';

@@ -1,6 +1,13 @@
 import type { CliCommand } from '../command.js';
 import { configCommand } from './config.command.js';
+import { renderCommand } from './render.command.js';
+import { validateCommand } from './validate.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand, configCommand];
+export const commands: readonly CliCommand[] = [
+  versionCommand,
+  configCommand,
+  validateCommand,
+  renderCommand,
+];

@@ -1,0 +1,19 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  VALIDATION_OPTIONS,
+  ValidationService,
+  type ValidationOptions,
+} from './validation.service.js';
+
+/** ValidationModule: structural checks and sandboxed `haproxy -c` of rendered configurations. */
+@Module({})
+export class ValidationModule {
+  /** The module with the HAProxy binary and checker limits this process uses. */
+  static forRoot(options: ValidationOptions): DynamicModule {
+    return {
+      module: ValidationModule,
+      providers: [{ provide: VALIDATION_OPTIONS, useValue: options }, ValidationService],
+      exports: [ValidationService],
+    };
+  }
+}
