@@ -15,6 +15,7 @@
 // A Kubernetes API server stores objects up to about 1.5 MiB; the default budget keeps the
 // assembled resource well under that (and says when `kubectl apply` without --server-side would
 // refuse it: its last-applied annotation is limited to 256 KiB).
+import { Buffer } from 'node:buffer';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,7 +70,8 @@ function tests(dir) {
   for (const [file, text] of readFolder(dir, '.yaml')) {
     const record = parse(text) ?? {};
     for (const [name, test] of Object.entries(record)) {
-      if (Object.hasOwn(all, name)) throw new Error(`validation test ${name} is defined twice (${file}.yaml)`);
+      if (Object.hasOwn(all, name))
+        throw new Error(`validation test ${name} is defined twice (${file}.yaml)`);
       all[name] = test;
     }
   }
@@ -108,7 +110,12 @@ async function checkConfig(text) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
-    console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 18).join('\n'));
+    console.log(
+      readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(1, 18)
+        .join('\n'),
+    );
     return;
   }
   const resource = assemble(opts.library, { withTests: opts.withTests });
@@ -124,7 +131,9 @@ async function main() {
     console.error('note: over 256 KiB; apply it with Helm or `kubectl apply --server-side`');
   }
   if (bytes > opts.budget) {
-    console.error(`over budget by ${bytes - opts.budget} bytes: assemble --without-tests for the deployed copy, or split the library`);
+    console.error(
+      `over budget by ${bytes - opts.budget} bytes: assemble --without-tests for the deployed copy, or split the library`,
+    );
     process.exitCode = 1;
     return;
   }
