@@ -71,8 +71,9 @@ export async function renderTree(
   base: string,
   config: string,
   resources: string,
+  into?: string,
 ): Promise<Map<string, string>> {
-  const out = await mkdtemp(join(base, 'render-'));
+  const out = into ?? (await mkdtemp(join(base, 'render-')));
   const run = await haptic(['render', '-f', config, '--resources', resources, '-o', out]);
   if (run.code !== 0)
     throw new Error(`haptic render failed (${run.code}): ${run.stderr}${run.stdout}`);
