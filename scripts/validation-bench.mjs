@@ -1,6 +1,11 @@
 // Times validation (structural checks + sandboxed `haproxy -c`) of configs with 10, 1,000 and
 // 10,000 backends on every HAProxy major present. Needs `npm run build` first.
 // Usage: node scripts/validation-bench.mjs [--runs N] [--sizes 10,1000,10000]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { availableMajors } from '#haproxy-bin';
 import { DEFAULT_STORAGE_DIRS, HaproxyChecker, validateOutputs } from '#validation';
 
@@ -49,10 +54,37 @@ function render(n) {
   };
 }
 
+/** Peak RSS (KiB) of one `haproxy -c` on `outputs`, via GNU time when it is installed. */
+function peakRssKiB(bin, outputs) {
+  if (!existsSync('/usr/bin/time')) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'haptic-bench-'));
+  try {
+    mkdirSync(join(dir, 'maps'));
+    writeFileSync(join(dir, 'maps', 'hosts.map'), outputs.maps['hosts.map']);
+    const cfg = outputs.haproxyConfig.replace('/etc/haproxy/maps/', `${dir}/maps/`);
+    writeFileSync(join(dir, 'haproxy.cfg'), cfg);
+    const r = spawnSync(
+      '/usr/bin/time',
+      ['-f', '%M', bin, '-c', '-q', '-f', join(dir, 'haproxy.cfg')],
+      {
+        encoding: 'utf8',
+        env: {},
+      },
+    );
+    const last = r.stderr.trim().split('\n').pop();
+    return Number(last);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const install of availableMajors()) {
-  const checker = new HaproxyChecker({ binary: install.bin, timeoutMs: 120_000, env: { POD_IP: '127.0.0.1' } }, 1);
+  const checker = new HaproxyChecker(
+    { binary: install.bin, timeoutMs: 120_000, env: { POD_IP: '127.0.0.1' } },
+    1,
+  );
   for (const n of sizes) {
     const outputs = render(n);
     const total = [];
@@ -61,7 +93,8 @@ for (const install of availableMajors()) {
       const t0 = performance.now();
       const result = await validateOutputs(outputs, { dirs: DEFAULT_STORAGE_DIRS, checker });
       total.push(performance.now() - t0);
-      if (!result.valid) throw new Error(`${n} backends rejected: ${JSON.stringify(result.problems)}`);
+      if (!result.valid)
+        throw new Error(`${n} backends rejected: ${JSON.stringify(result.problems)}`);
       check.push(result.haproxy.durationMs ?? NaN);
     }
     rows.push({
@@ -70,8 +103,9 @@ for (const install of availableMajors()) {
       cfgKiB: Math.round(outputs.haproxyConfig.length / 1024),
       haproxyCheckMs: Math.round(median(check)),
       validateTotalMs: Math.round(median(total)),
+      haproxyPeakRssMiB: Math.round((peakRssKiB(install.bin, outputs) ?? NaN) / 1024),
     });
   }
 }
 console.table(rows);
-console.log(`median of ${runs} runs; machine: ${(await import('node:os')).cpus().length} CPUs`);
+console.log(`median of ${runs} runs; machine: ${cpus().length} CPUs`);

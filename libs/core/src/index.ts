@@ -10,3 +10,5 @@ export * from './lib/config/spec-dataplane.js';
 export * from './lib/config/spec-resources.js';
 export * from './lib/config/spec-templates.js';
 export * from './lib/config/parse.js';
+export * from './lib/clock.js';
+export * from './lib/reconcile-scheduler.js';

@@ -1,4 +1,5 @@
 import type { FieldProblem, TemplateConfig } from '#core';
+import type { ValidatedRender } from './ports.js';
 
 /** One object a watch saw change. */
 export interface ObjectRef {
@@ -69,6 +70,10 @@ export interface HapticStates {
   'dataplane.credentials': DataplaneCredentials;
   /** The config in force (the last one accepted). */
   'config.current': TemplateConfig;
+  /** The newest render, not yet validated (validation takes it from here; latest wins). */
+  'render.rendered': ValidatedRender;
+  /** The newest render that passed validation: the deployer deploys only this (latest wins). */
+  'render.validated': ValidatedRender;
   /** Whether this replica leads. */
   'leader.status': {
     readonly isLeader: boolean;

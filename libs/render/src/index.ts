@@ -20,4 +20,9 @@ export { FORBIDDEN_CHARS } from './lib/escaper.js';
 export { deployedServers } from './lib/previous.js';
 export * from './render.errors.js';
 export { RenderService, RENDER_CONTEXT_PROVIDERS } from './render.service.js';
-export { RenderModule } from './render.module.js';
+export { RenderModule, type RenderModuleAsyncOptions } from './render.module.js';
+export {
+  RenderListener,
+  RENDER_SNAPSHOT_SOURCE,
+  type RenderSnapshotSource,
+} from './render.listener.js';

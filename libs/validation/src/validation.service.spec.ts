@@ -2,6 +2,7 @@ import { parseTemplateConfigText } from '#core';
 import { describe, expect, it } from 'vitest';
 import { emptyOutputs } from './lib/outputs.js';
 import { formatProblem } from './lib/problems.js';
+import { ValidationListener } from './validation.listener.js';
 import { ValidationService, templateTexts } from './validation.service.js';
 
 const yaml = (policy: string) => `
@@ -63,10 +64,12 @@ describe('ValidationModule', () => {
   it('provides the service through forRoot', async () => {
     const { Test } = await import('@nestjs/testing');
     const { ValidationModule } = await import('./validation.module.js');
+    const { BusModule } = await import('#bus');
     const ref = await Test.createTestingModule({
-      imports: [ValidationModule.forRoot({ haproxyBin: '/bin/false', concurrency: 1 })],
+      imports: [BusModule, ValidationModule.forRoot({ haproxyBin: '/bin/false', concurrency: 1 })],
     }).compile();
     expect(ref.get(ValidationService).checker.options.binary).toBe('/bin/false');
+    expect(ref.get(ValidationListener)).toBeInstanceOf(ValidationListener);
     await ref.close();
   });
 });

@@ -22,7 +22,7 @@ defaults
   timeout server 1s
 frontend f
   bind "\${POD_IP}:80"
-  bind "\${POD_IP}:443" ssl crt-list /etc/haproxy/ssl/certs.list
+  bind "\${POD_IP}:443" ssl crt-list /etc/haproxy/general/certs.list
   use_backend %[req.hdr(host),lower,map(/etc/haproxy/maps/hosts.map,be_default)]
 backend be_default
   balance roundrobin

@@ -55,35 +55,25 @@ function contextOf(
 }
 
 /**
- * A FixtureRenderer over the real renderer and index: compiles the config once per distinct
- * extraContext, indexes each test's fixtures like production, renders with quarantine off (so a
+ * A FixtureRenderer over the real renderer and index: compiles the config once, indexes each
+ * test's fixtures like production, renders with the test's extra values and quarantine off (so a
  * test sees the error an object causes instead of the object silently left out).
  */
 export class OfflineRenderer implements FixtureRenderer {
-  private readonly compiled = new Map<string, CompiledTemplates | RenderProblem[]>();
+  private readonly compiled: CompiledTemplates | RenderProblem[];
 
-  constructor(private readonly config: TemplateConfig) {}
-
-  /** Compiles with the config's own extraContext; problems mean the templates are unusable. */
-  compileProblems(): readonly RenderProblem[] {
-    const c = this.compile(this.config.spec.templatingSettings.extraContext);
-    return Array.isArray(c) ? c : [];
+  constructor(private readonly config: TemplateConfig) {
+    const result = compileTemplates(config.spec, { configVersion: 'offline' });
+    this.compiled = result.ok ? result.value : result.error;
   }
 
-  private compile(extra: Readonly<Record<string, unknown>>): CompiledTemplates | RenderProblem[] {
-    const key = JSON.stringify(extra);
-    let c = this.compiled.get(key);
-    if (!c) {
-      const spec = { ...this.config.spec, templatingSettings: { extraContext: extra } };
-      const result = compileTemplates(spec, { configVersion: 'offline' });
-      c = result.ok ? result.value : result.error;
-      this.compiled.set(key, c);
-    }
-    return c;
+  /** Problems that make the templates unusable (syntax, unknown names, filters, snippets). */
+  compileProblems(): readonly RenderProblem[] {
+    return Array.isArray(this.compiled) ? this.compiled : [];
   }
 
   async render(req: FixtureRenderRequest): Promise<RenderOutcome> {
-    const compiled = this.compile(req.extraContext);
+    const compiled = this.compiled;
     if (Array.isArray(compiled)) {
       const first = compiled[0];
       return {
@@ -102,6 +92,7 @@ export class OfflineRenderer implements FixtureRenderer {
     }
     const result = render(compiled, snapshot, {
       maxQuarantine: 0,
+      extra: req.extraContext,
       controller: { haproxy_pods: [], is_leader: true, config_version: 'offline' },
     });
     if (!result.ok) {

@@ -121,7 +121,7 @@ export class EventBus<F extends TopicMap, S extends TopicMap> {
     value: S[K],
     options: PublishOptions = {},
   ): BusEvent<K, S[K]> {
-    const event = this.envelope(topic, value, options);
+    const event = this.envelope(topic, value, options, false);
     this.stateValues.set(topic, event);
     for (const sub of this.states.get(topic) ?? []) sub.offer(event);
     return event;
@@ -178,7 +178,7 @@ export class EventBus<F extends TopicMap, S extends TopicMap> {
     for (const set of this.states.values()) for (const s of set) s.close();
   }
 
-  /** Recent events, oldest first (for /debug/events). */
+  /** Recent facts, oldest first (for /debug/events); state values are read with getState. */
   history(): readonly BusEvent[] {
     return this.recent.toArray();
   }
@@ -208,6 +208,7 @@ export class EventBus<F extends TopicMap, S extends TopicMap> {
     topic: K,
     payload: P,
     options: PublishOptions,
+    record = true,
   ): BusEvent<K, P> {
     const cause = options.cause ?? context.getStore();
     const event: BusEvent<K, P> = Object.freeze({
@@ -218,7 +219,8 @@ export class EventBus<F extends TopicMap, S extends TopicMap> {
       ...(cause ? { causedBy: cause.seq } : {}),
       at: this.opts.now(),
     });
-    this.recent.add(event);
+    // Facts only: state values can be large (rendered outputs) and are already held as the current value.
+    if (record) this.recent.add(event);
     return event;
   }
 

@@ -158,6 +158,24 @@ function checkNames(
   return problems;
 }
 
+function parseTemplates(
+  spec: RenderSpec,
+  engines: { escapedEngine: Liquid; plainEngine: Liquid },
+  problems: RenderProblem[],
+): CompiledTemplate[] {
+  const templates: CompiledTemplate[] = [];
+  for (const s of sources(spec)) {
+    const escaped = s.kind === 'haproxy' || s.kind === 'map';
+    try {
+      const parsed = (escaped ? engines.escapedEngine : engines.plainEngine).parse(s.text, s.label);
+      templates.push({ kind: s.kind, file: s.file, label: s.label, escaped, parsed });
+    } catch (err) {
+      problems.push(problemFrom(err, s.label, 'syntax'));
+    }
+  }
+  return templates;
+}
+
 /**
  * Compiles every template of a config once: parse errors, unknown filters and tags, missing
  * snippets and unknown top-level names are all reported here, before anything is rendered.
@@ -175,16 +193,7 @@ export function compileTemplates(
   const names = Object.keys(snippets);
   parseSnippets(escapedEngine, names, problems);
   if (problems.length === 0) parseSnippets(plainEngine, names, problems);
-  const templates: CompiledTemplate[] = [];
-  for (const s of sources(spec)) {
-    const escaped = s.kind === 'haproxy' || s.kind === 'map';
-    try {
-      const parsed = (escaped ? escapedEngine : plainEngine).parse(s.text, s.label);
-      templates.push({ kind: s.kind, file: s.file, label: s.label, escaped, parsed });
-    } catch (err) {
-      problems.push(problemFrom(err, s.label, 'syntax'));
-    }
-  }
+  const templates = parseTemplates(spec, { escapedEngine, plainEngine }, problems);
   const watchedNames = Object.keys(spec.watchedResources).sort();
   const allowedNames = [...BUILTIN_NAMES, ...(options.providerNames ?? [])];
   // Every template that parsed is checked further, so one load reports as much as it can.

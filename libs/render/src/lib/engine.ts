@@ -1,4 +1,4 @@
-import { Liquid, type FilterImplOptions } from 'liquidjs';
+import { Liquid, toValue, type FilterImplOptions } from 'liquidjs';
 import { escapeOutput } from './escaper.js';
 import {
   certPath,
@@ -28,6 +28,7 @@ import {
   validHostname,
   validPath,
 } from './filters-haproxy.js';
+import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
 /** haptic's filters on top of Liquid's standard set (names are a user-facing contract). */
@@ -56,6 +57,40 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   int_range: intRange,
 };
 
+/** The `this` liquidjs gives a filter (not exported under its own name). */
+type FilterThis = ThisParameterType<Extract<FilterImplOptions, (...args: never[]) => unknown>>;
+
+const DATE_FILTERS = [
+  'date',
+  'date_to_xmlschema',
+  'date_to_rfc822',
+  'date_to_string',
+  'date_to_long_string',
+];
+
+/**
+ * The same snapshot must give the same bytes: `sample` (random) becomes an unknown filter, and
+ * the date filters refuse "now"/"today" (dates come from objects).
+ */
+function makeDeterministic(engine: Liquid): void {
+  const filters = engine.filters as Record<string, unknown>;
+  delete filters['sample'];
+  for (const name of DATE_FILTERS) {
+    const original = engine.filters[name];
+    if (typeof original !== 'function') continue;
+    engine.registerFilter(name, function (this: FilterThis, value: unknown, ...args: unknown[]) {
+      const v: unknown = toValue(value);
+      if (v === 'now' || v === 'today') {
+        throw new TemplateValueError(
+          'invalid-value',
+          `${name}: "${v}" is not allowed; renders must be deterministic (use a date from an object)`,
+        );
+      }
+      return original.call(this, value, ...args) as unknown;
+    });
+  }
+}
+
 /**
  * One Liquid engine over the config's snippets: strict about filters and tags, lenient about
  * properties. `escaped` engines (haproxy.cfg, maps) pass every `{{ }}` through the escaper.
@@ -70,9 +105,13 @@ export function createEngine(snippets: Readonly<Record<string, string>>, escaped
     relativeReference: false,
     // Large enough never to evict: every template of a config version is parsed exactly once.
     cache: 1_000_000,
+    // Determinism: dates never depend on the machine's zone or locale.
+    timezoneOffset: 0,
+    locale: 'en-US',
     ...(escaped ? { outputEscape: escapeOutput } : {}),
   });
   for (const [name, impl] of Object.entries(HAPTIC_FILTERS)) engine.registerFilter(name, impl);
+  makeDeterministic(engine);
   engine.registerTag('fail', FailTag);
   engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));
   engine.registerTag('register_certificate', registerTag('register_certificate', 'certificates'));

@@ -57,5 +57,8 @@ export const mapPath = pathFilter('map_path', (d) => d.maps);
 export const filePath = pathFilter('file_path', (d) => d.general);
 /** `"site.pem" | cert_path`: where a certificate lives on the HAProxy side. */
 export const certPath = pathFilter('cert_path', (d) => d.ssl);
-/** `"certs.list" | crt_list_path`: where a crt-list lives on the HAProxy side. */
-export const crtListPath = pathFilter('crt_list_path', (d) => d.ssl);
+/**
+ * `"certs.list" | crt_list_path`: where a crt-list lives on the HAProxy side. crt-lists are kept
+ * with the general files: that storage exists on every Dataplane API version.
+ */
+export const crtListPath = pathFilter('crt_list_path', (d) => d.general);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { CompiledTemplate, CompiledTemplates } from './compile.js';
 import { previousContext } from './previous.js';
 import { problemFrom } from './problems.js';
@@ -52,11 +53,16 @@ function globalsFor(
       config_version: compiled.configVersion,
       ...inputs.controller,
     },
-    extra: compiled.extra,
+    extra: inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra,
     previous: previousContext(inputs.previous),
   };
   for (const provider of inputs.providers ?? []) {
-    globals[provider.name] = provider.provide(state.snapshot);
+    try {
+      globals[provider.name] = provider.provide(state.snapshot);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
+    }
   }
   bindState(globals, state);
   return globals;
@@ -66,9 +72,17 @@ function sorted(map: ReadonlyMap<string, string>): Record<string, string> {
   return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function renderTemplate(compiled: CompiledTemplates, t: CompiledTemplate, globals: object): string {
+function renderTemplate(
+  compiled: CompiledTemplates,
+  t: CompiledTemplate,
+  globals: object,
+  deadline: number,
+): string {
   const engine = t.escaped ? compiled.escapedEngine : compiled.plainEngine;
-  return engine.renderSync([...t.parsed], {}, { globals }) as string;
+  const options = Number.isFinite(deadline)
+    ? { globals, renderLimit: Math.max(0, deadline - performance.now()) }
+    : { globals };
+  return engine.renderSync([...t.parsed], {}, options) as string;
 }
 
 function collect(
@@ -91,13 +105,23 @@ function collect(
     }
     certs.set(name, content);
   }
+  const files = by('file');
+  for (const name of state.crtLists.keys()) {
+    if (files.has(name)) {
+      const message = `crt-list ${name} has the name of a general file (both live in general storage)`;
+      return {
+        ok: false,
+        problem: { code: 'registration-conflict', template: `file:${name}`, message },
+      };
+    }
+  }
   const haproxy = compiled.templates.find((t) => t.kind === 'haproxy');
   return {
     ok: true,
     outputs: {
       haproxyConfig: haproxy ? (rendered.get(haproxy) ?? '') : '',
       maps: sorted(by('map')),
-      files: sorted(by('file')),
+      files: sorted(files),
       sslCertificates: sorted(certs),
       crtLists: sorted(state.crtLists),
     },
@@ -124,9 +148,10 @@ function renderOnce(
     return { ok: false, problem: problemFrom(err, 'context-provider', 'render') };
   }
   const rendered = new Map<CompiledTemplate, string>();
+  const deadline = performance.now() + (inputs.timeLimitMs ?? Infinity);
   for (const t of compiled.templates) {
     try {
-      rendered.set(t, renderTemplate(compiled, t, globals));
+      rendered.set(t, renderTemplate(compiled, t, globals, deadline));
     } catch (err) {
       return { ok: false, problem: problemFrom(err, t.label, 'render') };
     }

@@ -1,4 +1,5 @@
 import type { DeepReadonly, TemplateConfigSpec } from '#core';
+import type { RenderedOutputs } from '#events';
 
 /** A success value or a list of problems; expected failures are results, not exceptions. */
 export type Result<T, E> =
@@ -61,16 +62,11 @@ export interface QuarantinedObject {
   readonly problem: RenderProblem;
 }
 
-/** Everything one render produces: file contents by name (keys sorted). */
-export interface RenderedOutputs {
-  readonly haproxyConfig: string;
-  readonly maps: Readonly<Record<string, string>>;
-  readonly files: Readonly<Record<string, string>>;
-  /** Certificates from `sslCertificates` templates and from `register_certificate`. */
-  readonly sslCertificates: Readonly<Record<string, string>>;
-  /** crt-lists registered with `register_crt_list`. */
-  readonly crtLists: Readonly<Record<string, string>>;
-}
+/**
+ * Everything one render produces (the shared port type): crt-lists registered with
+ * `register_crt_list`; certificates from `sslCertificates` templates and `register_certificate`.
+ */
+export type { RenderedOutputs };
 
 export type RenderResult =
   | {
@@ -126,4 +122,8 @@ export interface RenderInputs {
   readonly previous?: PreviousDeployment;
   /** Objects quarantined at most this many times before the render gives up (default 10). */
   readonly maxQuarantine?: number;
+  /** Values merged (shallowly) over templatingSettings.extraContext, e.g. by a validation test. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+  /** Wall-clock budget of one render attempt in ms (liquidjs renderLimit); unbounded when unset. */
+  readonly timeLimitMs?: number;
 }

@@ -94,7 +94,7 @@ describe('assertions', () => {
       - { type: contains, target: 'map:nope.map', pattern: 'x' }`);
     expect(messages(r)).toEqual([
       'pass: /^b\\.example\\.com be_b$/ found at line 2',
-      'FAIL: /^c\\.example\\.com/ not found in map:hosts.map (3 lines)',
+      'FAIL: /^c\\.example\\.com/ not found in map:hosts.map (2 lines)',
       'pass: /be_c/ not found in haproxy.cfg',
       'FAIL: /backend be_a/ matched "backend be_a" at line 3 of haproxy.cfg',
       'FAIL: the render has no output map:nope.map (it has: haproxy.cfg, map:hosts.map)',

@@ -48,7 +48,7 @@ function contains(a: Spec, text: string, negate: boolean): Verdict {
   const re = regex(patternOf(a) ?? '');
   if (typeof re === 'string') return fail(re);
   const m = re.exec(text);
-  const lines = text.split('\n').length;
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
   if (negate) {
     return m
       ? fail(`/${re.source}/ matched ${show(m[0])} at line ${lineAt(text, m.index)} of ${a.target}`)
@@ -56,7 +56,7 @@ function contains(a: Spec, text: string, negate: boolean): Verdict {
   }
   return m
     ? pass(`/${re.source}/ found at line ${lineAt(text, m.index)}`)
-    : fail(`/${re.source}/ not found in ${a.target} (${lines} lines)`);
+    : fail(`/${re.source}/ not found in ${a.target} (${lines} line${lines === 1 ? '' : 's'})`);
 }
 
 function equals(a: Spec, text: string): Verdict {
@@ -66,8 +66,10 @@ function equals(a: Spec, text: string): Verdict {
   const want = a.expected.split('\n');
   const i = got.findIndex((l, n) => l !== want[n]);
   const at = i < 0 ? got.length : i;
+  const line = (l: string | undefined): string =>
+    l === undefined ? 'the end of the text' : show(l);
   return fail(
-    `${a.target} differs from the expected text at line ${at + 1}: expected ${show(want[at] ?? '<end>')}, got ${show(got[at] ?? '<end>')}`,
+    `${a.target} differs from the expected text at line ${at + 1}: expected ${line(want[at])}, got ${line(got[at])}`,
   );
 }
 
@@ -79,8 +81,10 @@ function matchCount(a: Spec, text: string): Verdict {
   if (typeof re === 'string') return fail(re);
   const n = [...text.matchAll(re)].length;
   return n === want
-    ? pass(`/${re.source}/ matched ${n} times`)
-    : fail(`/${re.source}/ matched ${n} times in ${a.target}, expected ${want}`);
+    ? pass(`/${re.source}/ matched ${n} time${n === 1 ? '' : 's'}`)
+    : fail(
+        `/${re.source}/ matched ${n} time${n === 1 ? '' : 's'} in ${a.target}, expected ${want}`,
+      );
 }
 
 function matchOrder(a: Spec, text: string): Verdict {

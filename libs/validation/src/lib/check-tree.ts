@@ -30,7 +30,10 @@ function prefixRewriter(from: readonly string[], to: readonly string[]): (text: 
   );
   const table = new Map(order);
   return (text) =>
-    text.replace(re, (_m, pre: string, dir: string) => `${pre}${table.get(dir) ?? dir}`);
+    text.replace(re, (m: string, pre: string, dir: string, at: number, all: string) =>
+      // A relative dir (`ssl`) may also be a keyword: only `ssl/...` is a path.
+      !dir.startsWith('/') && all[at + m.length] !== '/' ? m : `${pre}${table.get(dir) ?? dir}`,
+    );
 }
 
 async function put(root: string, sub: string, name: string, text: string): Promise<void> {
@@ -70,13 +73,14 @@ export async function writeCheckTree(
     for (const [n, t] of Object.entries(outputs.sslCertificates))
       writes.push(put(root, sub(dirs.sslCertsDir), n, t));
     for (const [n, t] of Object.entries(outputs.crtLists))
-      writes.push(put(root, sub(dirs.sslCertsDir), n, toTree(t)));
+      writes.push(put(root, sub(dirs.generalStorageDir), n, toTree(t)));
     await Promise.all(writes);
   } catch (e) {
     await rm(root, { recursive: true, force: true });
     throw e;
   }
-  const outputOf = (path: string): string | undefined => outputOfPath(path, root, dirs, sub);
+  const outputOf = (path: string): string | undefined =>
+    outputOfPath(path, root, outputs, dirs, sub);
   return {
     root,
     configPath: join(root, 'haproxy.cfg'),
@@ -89,18 +93,21 @@ export async function writeCheckTree(
 function outputOfPath(
   path: string,
   root: string,
+  outputs: RenderedOutputs,
   dirs: StorageDirs,
   sub: (d: string) => string,
 ): string | undefined {
   if (path === join(root, 'haproxy.cfg')) return 'haproxy.cfg';
-  const kinds: [string, string][] = [
-    ['map', dirs.mapsDir],
-    ['file', dirs.generalStorageDir],
-    ['crt-list', dirs.sslCertsDir],
+  const kinds: [string, string, Readonly<Record<string, string>>][] = [
+    ['map', dirs.mapsDir, outputs.maps],
+    ['crt-list', dirs.generalStorageDir, outputs.crtLists],
+    ['file', dirs.generalStorageDir, outputs.files],
+    ['cert', dirs.sslCertsDir, outputs.sslCertificates],
   ];
-  for (const [kind, d] of kinds) {
+  for (const [kind, d, rec] of kinds) {
     const prefix = `${join(root, sub(d))}/`;
-    if (path.startsWith(prefix)) return `${kind}:${path.slice(prefix.length)}`;
+    const name = path.slice(prefix.length);
+    if (path.startsWith(prefix) && Object.hasOwn(rec, name)) return `${kind}:${name}`;
   }
   return undefined;
 }

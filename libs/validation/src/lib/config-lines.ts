@@ -36,6 +36,8 @@ export const SECTION_KEYWORDS: ReadonlySet<string> = new Set([
  * Quote characters are removed; environment references are left as written.
  */
 export function splitWords(text: string): string[] {
+  // Fast path for the common line with no quotes, escapes or comments.
+  if (!/["'\\#]/.test(text)) return text.split(/[ \t]+/).filter((w) => w.length > 0);
   const words: string[] = [];
   let cur = '';
   let inWord = false;

@@ -17,7 +17,8 @@ const keyword =
   (l: ConfigLine): boolean =>
     names.includes(first(l));
 // lua.* actions, services and sample fetches (`http-request lua.x`, `use-service lua.x`, `%[lua.f]`).
-const usesLua = (l: ConfigLine): boolean => l.words.some((w) => /(^|[[(,])lua\./.test(w));
+const usesLua = (l: ConfigLine): boolean =>
+  l.words.some((w) => w.includes('lua.') && /(^|[[(,])lua\./.test(w));
 
 /** The catalogue of refused directives (documented in the lib README). */
 export const REFUSED_DIRECTIVES: readonly RefusedDirective[] = [

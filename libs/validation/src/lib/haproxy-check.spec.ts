@@ -78,3 +78,31 @@ describe('sandboxed haproxy -c', () => {
     expect(existsSync(record)).toBe(false);
   });
 });
+
+describe('check tree', () => {
+  it('rewrites relative storage dirs only where they are paths (ssl the keyword stays)', async () => {
+    const dirs = { mapsDir: 'maps', sslCertsDir: 'ssl', generalStorageDir: 'general' };
+    const text =
+      'frontend f\n  bind :443 ssl crt ssl/a.pem crt-list general/l.list\n  use_backend %[base,map(maps/m.map)]\n';
+    const o = {
+      ...emptyOutputs(text),
+      maps: { 'm.map': '' },
+      sslCertificates: { 'a.pem': 'x' },
+      crtLists: { 'l.list': 'ssl/a.pem\n' },
+    };
+    const tree = await writeCheckTree(o, dirs);
+    try {
+      expect(readFileSync(tree.configPath, 'utf8')).toBe(
+        `frontend f\n  bind :443 ssl crt ${tree.root}/s1/a.pem crt-list ${tree.root}/s2/l.list\n  use_backend %[base,map(${tree.root}/s0/m.map)]\n`,
+      );
+      expect(readFileSync(join(tree.root, 's2', 'l.list'), 'utf8')).toBe(`${tree.root}/s1/a.pem\n`);
+      expect(tree.toLogical(`unable to load '${tree.root}/s1/a.pem'`)).toBe(
+        "unable to load 'ssl/a.pem'",
+      );
+      expect(tree.outputOf(`${tree.root}/s0/m.map`)).toBe('map:m.map');
+      expect(tree.outputOf(`${tree.root}/s2/l.list`)).toBe('crt-list:l.list');
+    } finally {
+      await tree.cleanup();
+    }
+  });
+});

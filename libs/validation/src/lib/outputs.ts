@@ -1,14 +1,10 @@
+import type { RenderedOutputs } from '#events';
+
 /**
- * Everything one render produces, keyed by file name. Certificates and crt-lists live in the
- * sslCertsDir on the HAProxy side; maps in mapsDir; files in generalStorageDir.
+ * Everything one render produces (the shared type from `#events`). On the HAProxy side maps live
+ * in mapsDir, certificates in sslCertsDir, general files and crt-lists in generalStorageDir.
  */
-export interface RenderedOutputs {
-  readonly haproxyConfig: string;
-  readonly maps: Readonly<Record<string, string>>;
-  readonly files: Readonly<Record<string, string>>;
-  readonly sslCertificates: Readonly<Record<string, string>>;
-  readonly crtLists: Readonly<Record<string, string>>;
-}
+export type { RenderedOutputs };
 
 /** Where one output line came from: the template (or snippet) name, its 1-based line, the object. */
 export interface SourceLocation {

@@ -40,8 +40,15 @@ const FILE_KEYWORDS: ReadonlySet<string> = new Set([
   '51degrees-data-file',
   'wurfl-data-file',
   'deviceatlas-json-file',
+  'server-state-base',
   '-f',
+  // `http-request return` / `http-error`: the file is read at load time and served to clients.
+  'file',
+  'lf-file',
 ]);
+
+/** In a 3.x `crt-store`, `load crt <f> key <f> ocsp <f> issuer <f> sctl <f>` names files. */
+const LOAD_KEYWORDS: ReadonlySet<string> = new Set(['crt', 'key', 'ocsp', 'issuer', 'sctl']);
 
 const MAP_CONVERTER = /\bmap(?:_[a-z0-9]+)*\(([^,)\s]+)/g;
 
@@ -52,8 +59,9 @@ export function findFileReferences(lines: readonly ConfigLine[]): FileReference[
     const w = l.words;
     w.forEach((word, i) => {
       const next = w[i + 1];
-      if (FILE_KEYWORDS.has(word) && next !== undefined)
-        refs.push({ line: l.line, keyword: word, path: next });
+      const names = FILE_KEYWORDS.has(word) || (w[0] === 'load' && LOAD_KEYWORDS.has(word));
+      if (names && next !== undefined) refs.push({ line: l.line, keyword: word, path: next });
+      if (!word.includes('map')) return;
       for (const m of word.matchAll(MAP_CONVERTER)) {
         if (m[1]) refs.push({ line: l.line, keyword: 'map', path: m[1] });
       }
@@ -84,8 +92,9 @@ export function resolveStoragePath(
 ): { kind: 'output' | 'dir' | 'missing'; dir: string } | undefined {
   const candidates: [string, Readonly<Record<string, string>>[]][] = [
     [dirs.mapsDir, [outputs.maps]],
-    [dirs.sslCertsDir, [outputs.sslCertificates, outputs.crtLists]],
-    [dirs.generalStorageDir, [outputs.files]],
+    [dirs.sslCertsDir, [outputs.sslCertificates]],
+    // crt-lists are stored with the general files (that storage exists on every Dataplane API).
+    [dirs.generalStorageDir, [outputs.files, outputs.crtLists]],
   ];
   // Longest directory first, so nested storage dirs resolve to the most specific one.
   candidates.sort((a, b) => b[0].length - a[0].length);
@@ -102,5 +111,5 @@ export function resolveStoragePath(
 /** True when a path climbs out of where it starts (`..` segment). */
 export const climbs = (path: string): boolean => path.split('/').includes('..');
 
-/** File names an output may have: plain names, optionally in sub-folders, never `..` or absolute. */
-export const SAFE_OUTPUT_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
+/** File names an output may have: storage names (no folders), never `..` or hidden. */
+export const SAFE_OUTPUT_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;

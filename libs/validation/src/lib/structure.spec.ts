@@ -90,6 +90,23 @@ describe('checkStructure', () => {
     ]);
   });
 
+  it('treats served files, crt-store loads and ACL files as file reads', () => {
+    const cfg = base.replace(
+      'server s1',
+      'http-request return status 200 file /etc/shadow\n  acl bad src -f /etc/hosts\n  server s1',
+    );
+    const store = 'crt-store web\n  load crt /etc/haproxy/ssl/a.pem key /root/a.key\n';
+    const o = outputs(`${cfg}${store}`, {
+      sslCertificates: { 'a.pem': '-----BEGIN X-----\n-----END X-----\n' },
+    });
+    expect(check(o).map((m) => m.replace(/ \(allow with.*$/, ''))).toEqual([
+      'haproxy.cfg:9: file reads /etc/shadow, outside the storage directories',
+      'haproxy.cfg:10: -f reads /etc/hosts, outside the storage directories',
+      'haproxy.cfg:13: key reads /root/a.key, outside the storage directories',
+    ]);
+    expect(check(o, ['external-file'])).toEqual([]);
+  });
+
   it('flags control characters, unsafe names, bad PEM and crt-list entries', () => {
     const o = outputs(base, {
       maps: { 'hosts.map': 'a b\n', '../evil': 'x' },
@@ -97,7 +114,7 @@ describe('checkStructure', () => {
       crtLists: { 'l.list': '/etc/haproxy/ssl/a.pem\n/etc/haproxy/ssl/b.pem [alpn h2]\n' },
     });
     expect(check({ ...o, haproxyConfig: base.replace('mode http', 'mode http\r') })).toEqual([
-      'map:../evil: unsafe file name (letters, digits, . _ - and sub-folders only; no ..)',
+      'map:../evil: unsafe file name (letters, digits, . _ - only; no folders)',
       'haproxy.cfg:4: control character \\x0d',
       'crt-list:l.list:2: crt-list entry refers to /etc/haproxy/ssl/b.pem, which this render does not produce',
       'cert:a.pem: holds no PEM block',

@@ -49,7 +49,7 @@ function nameProblems(outputs: RenderedOutputs): ValidationProblem[] {
     .map(([t]) => ({
       stage: 'structure' as const,
       output: t,
-      reason: 'unsafe file name (letters, digits, . _ - and sub-folders only; no ..)',
+      reason: 'unsafe file name (letters, digits, . _ - only; no folders)',
     }));
 }
 

@@ -25,11 +25,12 @@ interface RenderFlags {
 }
 
 /** Where each output goes under `-o DIR`, mirroring the HAProxy side. */
+// crt-lists are stored with the general files (as the dataplane lib deploys them).
 const FOLDER: Record<string, string> = {
   map: 'maps',
   file: 'files',
   cert: 'ssl',
-  'crt-list': 'ssl',
+  'crt-list': 'files',
 };
 
 async function writeTree(dir: string, outputs: RenderedOutputs): Promise<string[]> {

@@ -18,6 +18,18 @@ interface ValidateFlags {
   readonly workers: string;
   readonly haproxyBin?: string;
   readonly timeout: string;
+  readonly env: string[];
+}
+
+/** `NAME=VALUE` pairs for `${NAME}` references (nothing else reaches haproxy -c). */
+function envValues(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const p of pairs) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(p);
+    if (!m?.[1]) throw new RangeError(`--env takes NAME=VALUE, not ${p}`);
+    env[m[1]] = m[2] ?? '';
+  }
+  return env;
 }
 
 async function validate(flags: ValidateFlags, ctx: CliContext): Promise<number> {
@@ -28,9 +40,11 @@ async function validate(flags: ValidateFlags, ctx: CliContext): Promise<number> 
   }
   let workers: number;
   let timeoutMs: number;
+  let env: Record<string, string>;
   try {
     workers = positiveInt(flags.workers, '--workers');
     timeoutMs = positiveInt(flags.timeout, '--timeout');
+    env = envValues(flags.env);
   } catch (e) {
     io.err(`haptic validate: ${(e as Error).message}`);
     return ExitCode.invalidInput;
@@ -46,7 +60,7 @@ async function validate(flags: ValidateFlags, ctx: CliContext): Promise<number> 
   }
   const binary = haproxyBinary(flags.haproxyBin, io, 'validate');
   if (!binary) return ExitCode.failure;
-  const checker = new HaproxyChecker({ binary, timeoutMs }, workers);
+  const checker = new HaproxyChecker({ binary, timeoutMs, env }, workers);
   const templates = templateTexts(spec);
   const report = await runValidationTests(spec, loaded.renderer, {
     workers,
@@ -93,6 +107,12 @@ export const validateCommand: CliCommand = {
         'HAProxy binary for haproxy -c (default: $HAPTIC_HAPROXY_BIN, then the project 3.0, then PATH)',
       )
       .option('--timeout <ms>', 'time limit of one haproxy -c', '30000')
+      .option(
+        '--env <NAME=VALUE>',
+        'value for a ${NAME} the config references, e.g. POD_IP=127.0.0.1 (repeatable)',
+        (v: string, acc: string[]) => [...acc, v],
+        [] as string[],
+      )
       .action(async (flags: ValidateFlags) => ctx.setExit(await validate(flags, ctx)));
   },
 };
