@@ -8,7 +8,6 @@ import {
 } from '@nestjs/common';
 import { Histogram, type Registry } from 'prom-client';
 import { EVENT_BUS } from '#bus';
-import type { TemplateConfig } from '#core';
 import { METRICS_REGISTRY, type HapticBus, type ValidatedRender } from '#events';
 import { formatProblem } from './lib/problems.js';
 import { ValidationService } from './validation.service.js';
@@ -22,7 +21,6 @@ import { ValidationService } from './validation.service.js';
 export class ValidationListener implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Validation');
   private readonly unsubscribe: (() => void)[] = [];
-  private config: TemplateConfig | undefined;
   private readonly duration: Histogram<'result'> | undefined;
 
   constructor(
@@ -43,9 +41,6 @@ export class ValidationListener implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.unsubscribe.push(
-      this.bus.subscribeState('config.current', (e) => {
-        this.config = e.payload;
-      }),
       this.bus.subscribeState('render.rendered', (e) => this.validate(e.payload), {
         name: 'validation',
       }),
@@ -58,7 +53,8 @@ export class ValidationListener implements OnModuleInit, OnModuleDestroy {
 
   /** Validates one render; never throws (a failure is a fact, not an error). */
   async validate(render: ValidatedRender): Promise<void> {
-    const config = this.config;
+    // Read at validation time: the config in force now, whatever order the states arrived in.
+    const config = this.bus.getState('config.current');
     if (!config) {
       await this.bus.publish('validation.failed', {
         hash: render.hash,

@@ -79,7 +79,7 @@ describeForMajors(['2.6', '3.0'], 'validation with the real haproxy -c', (haprox
     expect(messages.join('\n')).not.toMatch(/haptic-check-|\(\d+\)|NOTICE/);
   });
 
-  it('reports a map the checker cannot load by its HAProxy-side path, not the temp tree', async () => {
+  it('reports a certificate the checker cannot load by its HAProxy-side path, not the temp tree', async () => {
     const badCert = {
       ...outputs,
       sslCertificates: {

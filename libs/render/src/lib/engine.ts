@@ -59,6 +59,21 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */
 type FilterThis = ThisParameterType<Extract<FilterImplOptions, (...args: never[]) => unknown>>;
+type FilterFn = (this: FilterThis, value: unknown, ...args: unknown[]) => unknown;
+
+/** A filter whose unexpected errors name the filter and the object being rendered. */
+function located(name: string, impl: FilterFn): FilterFn {
+  return function (this: FilterThis, value: unknown, ...args: unknown[]): unknown {
+    try {
+      return impl.call(this, value, ...args);
+    } catch (err) {
+      if (err instanceof TemplateValueError) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      const message = reason.startsWith(`${name}:`) ? reason : `${name}: ${reason}`;
+      throw TemplateValueError.at(this.context, 'render', message);
+    }
+  };
+}
 
 const DATE_FILTERS = [
   'date',
@@ -110,7 +125,9 @@ export function createEngine(snippets: Readonly<Record<string, string>>, escaped
     locale: 'en-US',
     ...(escaped ? { outputEscape: escapeOutput } : {}),
   });
-  for (const [name, impl] of Object.entries(HAPTIC_FILTERS)) engine.registerFilter(name, impl);
+  for (const [name, impl] of Object.entries(HAPTIC_FILTERS)) {
+    engine.registerFilter(name, located(name, impl as FilterFn));
+  }
   makeDeterministic(engine);
   engine.registerTag('fail', FailTag);
   engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));

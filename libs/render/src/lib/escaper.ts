@@ -50,9 +50,6 @@ export function escapeOutput(this: { context: Context }, value: unknown): string
   const bad = FORBIDDEN_CHARS.exec(text);
   if (!bad) return text;
   const object = attributeValue(this.context, explainsUnsafe(text, bad.index));
-  throw new TemplateValueError(
-    'unsafe-output',
-    `output refused: ${preview(text)} contains ${charName(bad[0])}`,
-    object,
-  );
+  const message = `output refused: ${preview(text)} contains ${charName(bad[0])}`;
+  throw TemplateValueError.at(this.context, 'unsafe-output', message, object);
 }

@@ -6,11 +6,8 @@ type FilterThis = { context: Context };
 
 /** Raises an invalid-value error attributed to the watched object the value came from. */
 export function invalid(ctx: Context, filter: string, value: string, reason: string): never {
-  throw new TemplateValueError(
-    'invalid-value',
-    `${filter}: ${preview(value)} ${reason}`,
-    attributeValue(ctx, sameValue(value)),
-  );
+  const message = `${filter}: ${preview(value)} ${reason}`;
+  throw TemplateValueError.at(ctx, 'invalid-value', message, attributeValue(ctx, sameValue(value)));
 }
 
 function text(input: unknown): string {

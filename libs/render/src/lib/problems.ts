@@ -1,6 +1,6 @@
 import { LiquidError, type Token } from 'liquidjs';
 import { TemplateValueError } from './provenance.js';
-import type { RenderProblem, RenderProblemCode } from './types.js';
+import type { ObjectRef, RenderProblem, RenderProblemCode } from './types.js';
 
 const POSITION_SUFFIX = /(, file:.*?)?, line:\d+, col:\d+$/s;
 
@@ -50,17 +50,21 @@ export function problemFrom(
     ...(position ? { line: position[0], column: position[1] } : {}),
     message,
   };
-  return cause instanceof TemplateValueError && cause.object
-    ? { ...problem, object: cause.object }
-    : problem;
+  if (!(cause instanceof TemplateValueError)) return problem;
+  if (cause.object) return { ...problem, object: cause.object };
+  return cause.rendering ? { ...problem, rendering: cause.rendering } : problem;
 }
 
 /** One line for logs and the user: `template:line:column: message (object kind ns/name)`. */
 export function formatProblem(p: RenderProblem): string {
   const where = [p.template, p.line, p.column].filter((x) => x !== undefined).join(':');
+  const name = (o: ObjectRef): string =>
+    `${o.kind} ${o.namespace === undefined ? '' : `${o.namespace}/`}${o.name}`;
   const obj = p.object
-    ? ` (${p.object.kind} ${p.object.namespace ? `${p.object.namespace}/` : ''}${p.object.name})`
-    : '';
+    ? ` (${name(p.object)})`
+    : p.rendering
+      ? ` (while rendering ${name(p.rendering)})`
+      : '';
   return `${where}: ${p.message}${obj}`;
 }
 

@@ -9,9 +9,22 @@ export class TemplateValueError extends Error {
     readonly code: RenderProblemCode,
     message: string,
     readonly object?: ObjectRef,
+    readonly rendering?: ObjectRef,
   ) {
     super(message);
     this.name = 'TemplateValueError';
+  }
+
+  /** An error attributed to `object` when known, else located by the object being rendered. */
+  static at(
+    ctx: Context,
+    code: RenderProblemCode,
+    message: string,
+    object?: ObjectRef,
+  ): TemplateValueError {
+    return object
+      ? new TemplateValueError(code, message, object)
+      : new TemplateValueError(code, message, undefined, innermostObject(ctx));
   }
 }
 

@@ -189,7 +189,19 @@ describe('look-ups and context', () => {
   });
 
   it('refuses get on something that is not a resource list', () => {
-    expect(problem('{{ extra | get: "a" }}').message).toContain('resources.<name>');
+    expect(problem('{{ extra | get: "a" }}').message).toBe(
+      'get: the input must be resources.<name>',
+    );
+  });
+
+  it('names the object being rendered when no object explains a failure', () => {
+    const t = '{% for i in resources.ingresses %}{{ extra.v }}{{ i | get: "x" }}{% endfor %}';
+    const unsafe = problem(t, [ingress('a', 'one')], { v: 'a\nb' });
+    expect(unsafe.object).toBeUndefined();
+    expect(unsafe.rendering).toMatchObject({ namespace: 'a', name: 'one' });
+    const failed = problem(t, [ingress('a', 'one')], { v: 'ok' });
+    expect(failed).toMatchObject({ code: 'render', rendering: { name: 'one' } });
+    expect(failed.message).toBe('get: the input must be resources.<name>');
   });
 
   it('fails with the message of the fail tag', () => {

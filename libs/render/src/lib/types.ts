@@ -52,8 +52,10 @@ export interface RenderProblem {
   readonly line?: number;
   readonly column?: number;
   readonly message: string;
-  /** The watched object the failure is attributed to, when one explains it. */
+  /** The watched object the failure is attributed to (and quarantined for), when one explains it. */
   readonly object?: ObjectRef;
+  /** When no object explains it: the watched object being rendered at the time, for context. */
+  readonly rendering?: ObjectRef;
 }
 
 /** An object left out of a render because it alone made the render fail. */
