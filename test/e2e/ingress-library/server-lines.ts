@@ -48,3 +48,59 @@ export function changedLineCount(before: string, after: string): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) n++;
   return n;
 }
+
+const SECTION = /^(\S+)\s+(\S+)/;
+const SLOT = /^\s*server (\S+) (\S+)(?: \S+)*? weight (\d+)( disabled)?$/;
+
+interface Slot {
+  readonly address: string;
+  readonly weight: string;
+  readonly disabled: boolean;
+}
+
+function slotsByBackend(config: string): Map<string, Slot> {
+  const slots = new Map<string, Slot>();
+  let backend = '';
+  for (const line of config.split('\n')) {
+    const section = SECTION.exec(line);
+    if (section && !line.startsWith(' '))
+      backend = section[1] === 'backend' ? (section[2] ?? '') : '';
+    const m = SLOT.exec(line);
+    if (backend && m)
+      slots.set(`${backend}/${m[1] ?? ''}`, {
+        address: m[2] ?? '',
+        weight: m[3] ?? '',
+        disabled: m[4] !== undefined,
+      });
+  }
+  return slots;
+}
+
+function addrAndPort(address: string): [string, string] {
+  const at = address.lastIndexOf(':');
+  return [address.slice(0, at).replace(/^\[|\]$/g, ''), address.slice(at + 1)];
+}
+
+/**
+ * The runtime API commands (`set server ... addr/weight/state`) that take a running HAProxy
+ * from the server slots of `before` to those of `after`.
+ */
+export function runtimeCommands(before: string, after: string): string[] {
+  const old = slotsByBackend(before);
+  const commands: string[] = [];
+  for (const [id, slot] of slotsByBackend(after)) {
+    const was = old.get(id);
+    if (!was) throw new Error(`${id} is not a slot of the running configuration`);
+    if (slot.disabled) {
+      if (!was.disabled) commands.push(`set server ${id} state maint`);
+      continue;
+    }
+    if (slot.address !== was.address) {
+      const [addr, port] = addrAndPort(slot.address);
+      commands.push(`set server ${id} addr ${addr} port ${port}`);
+    }
+    if (slot.weight !== was.weight) commands.push(`set server ${id} weight ${slot.weight}`);
+    if (was.disabled) commands.push(`set server ${id} state ready`);
+  }
+  return commands;
+}
