@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.js';
+import { echoCommand } from './echo.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand];
+export const commands: readonly CliCommand[] = [versionCommand, echoCommand];
