@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.js';
+import { agentCommand } from './agent.command.js';
 import { echoCommand } from './echo.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
 import { nodeSimCommand } from './node-sim.command.js';
@@ -8,6 +9,7 @@ import { versionCommand } from './version.command.js';
 export const commands: readonly CliCommand[] = [
   versionCommand,
   kubeSimCommand,
+  agentCommand,
   echoCommand,
   nodeSimCommand,
 ];
