@@ -7,6 +7,10 @@ import { ruleFor, type ImageRule } from './image-table.js';
 import { ContainerConfigError, containerEnv, type ObjectLookup } from './pod-env.js';
 import { pathMapper, syncVolumes, VolumeMountError } from './pod-volumes.js';
 import { PodUnsupportedError } from './node-sim.errors.js';
+import { killPid, markedProcesses } from './process-group.js';
+
+/** Environment variable naming the pod (its uid) on every process of that pod. */
+export const POD_MARKER_ENV = 'HAPTIC_NODE_SIM_POD';
 
 /** Everything a pod runtime needs from node-sim. */
 export interface PodRuntimeDeps {
@@ -162,6 +166,7 @@ export class PodRuntime {
           ...env,
           KUBECONFIG: join(this.deps.podDir, 'kubeconfig'),
           ...this.deps.marker,
+          [POD_MARKER_ENV]: this.pod.metadata?.uid ?? '-',
         };
         const command = this.deps.hapticCommand[0] ?? process.execPath;
         const spec =
@@ -224,6 +229,8 @@ export class PodRuntime {
     this.terminating = true;
     this.deps.onChange();
     await Promise.all(this.containers.map((c) => c.stop(graceSeconds * 1000)));
+    // A process that left its group (the agent's HAProxy runs in its own session) still carries the pod marker.
+    for (const pid of markedProcesses(POD_MARKER_ENV, this.pod.metadata?.uid ?? '-')) killPid(pid);
     this.finished = true;
     await rm(this.deps.podDir, { recursive: true, force: true }).catch(() => undefined);
   }
