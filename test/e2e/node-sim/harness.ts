@@ -93,10 +93,14 @@ export class Cluster {
     return code;
   }
 
+  /** Stops node-sim (SIGTERM, so it stops its pods; SIGKILL only if it hangs) and kube-sim. */
   async stop(): Promise<void> {
     if (this.nodeSim.exitCode === null) {
-      this.nodeSim.kill('SIGKILL');
-      await once(this.nodeSim, 'exit');
+      const exited = once(this.nodeSim, 'exit');
+      this.nodeSim.kill('SIGTERM');
+      const timer = setTimeout(() => this.nodeSim.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
     }
     await this.kubeSim.stop();
   }

@@ -77,38 +77,51 @@ export class ContainerRuntime {
     if (changed) this.deps.onChange();
   }
 
-  /** Starts the process for a plan (again after a restart). */
+  /** True once a plan was given (the container is started, or played by a sibling). */
+  get launched(): boolean {
+    return this.plan !== undefined;
+  }
+
+  /** Starts the process for a plan; a covered container (no spec) follows its sibling through {@link mirror}. */
   start(plan: LaunchPlan, spec: ProcessSpec | undefined): void {
     this.spec = spec;
     this.plan = plan;
-    // exec probes and hooks run with the container's environment.
-    if (spec !== undefined) this.probeTarget = { ...this.deps.probeTarget, env: spec.env };
-    if (spec !== undefined) {
-      this.proc = new GroupProcess(spec);
-      void this.proc.exited.then((exit) => this.onExit(exit));
+    if (spec === undefined) {
+      this.state = {
+        waiting: { reason: 'ContainerCreating', message: `played by ${plan.coveredBy}` },
+      };
+      this.deps.onChange();
+      return;
     }
+    // exec probes and hooks run with the container's environment.
+    this.probeTarget = { ...this.deps.probeTarget, env: spec.env };
+    this.proc = new GroupProcess(spec);
+    void this.proc.exited.then((exit) => this.onExit(exit));
     this.startedAtMs = Date.now();
     this.state = { running: { startedAt: new Date(this.startedAtMs) } };
-    this.startProbes(plan.coveredBy !== undefined);
+    this.startProbes();
     this.deps.onChange();
   }
 
-  /** For a container played by a sibling: mirror the sibling's process state. */
+  /** For a container played by a sibling (HAProxy by the agent): running while the sibling runs. */
   mirror(sibling: ContainerRuntime): void {
+    if (this.plan?.coveredBy === undefined || this.stopping) return;
     const running = sibling.running;
     if (running === (this.state.running !== undefined)) return;
-    this.state = running
-      ? { running: { startedAt: new Date() } }
-      : {
-          waiting: {
-            reason: 'ContainerCreating',
-            message: `waiting for ${sibling.container.name}`,
-          },
-        };
+    if (running) {
+      this.startedAtMs = Date.now();
+      this.state = { running: { startedAt: new Date(this.startedAtMs) } };
+      this.startProbes();
+    } else {
+      this.stopProbes();
+      this.state = {
+        waiting: { reason: 'ContainerCreating', message: `waiting for ${sibling.container.name}` },
+      };
+    }
     this.deps.onChange();
   }
 
-  private startProbes(_covered: boolean): void {
+  private startProbes(): void {
     this.stopProbes();
     const c = this.container;
     const make = (probe: V1Probe, initial: boolean, onChange: (ok: boolean) => void): ProbeLoop => {

@@ -80,7 +80,8 @@ export class Kubelet {
     const created = new PodRuntime(pod, {
       ...this.shared,
       podIP: ip,
-      podDir: join(this.rootDir, `${pod.metadata?.namespace}_${name}_${uid.slice(0, 8)}`),
+      // Short folder names: HAProxy's unix sockets live under it and socket paths are limited to ~100 bytes.
+      podDir: join(this.rootDir, uid.slice(0, 8)),
       onChange: () => {
         this.dirtyStatus.add(uid);
         this.markDirty();

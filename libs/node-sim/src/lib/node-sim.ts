@@ -60,6 +60,7 @@ export class NodeSim {
   private passing: Promise<void> | undefined;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  private resync: NodeJS.Timeout | undefined;
 
   private constructor(
     /** Marks every process this node-sim starts (environment {@link NODE_SIM_MARKER_ENV}). */
@@ -82,7 +83,7 @@ export class NodeSim {
     const kc = new KubeConfig();
     kc.loadFromFile(options.kubeconfigPath);
     const log = options.log ?? ((line: string) => process.stderr.write(`node-sim: ${line}\n`));
-    const rootDir = options.rootDir ?? (await mkdtemp(join(tmpdir(), 'haptic-node-sim-')));
+    const rootDir = options.rootDir ?? (await mkdtemp(join(tmpdir(), 'hns-')));
     const pool = new AddressPool(options.addressRange?.first, options.addressRange?.last);
     const nodeName = options.nodeName ?? 'node-sim';
     const self: { sim?: NodeSim } = {};
@@ -127,6 +128,9 @@ export class NodeSim {
     self.sim = sim;
     await watch.start();
     sim.markDirty();
+    // A periodic resync, like the kubelet's: retries that no watch event would trigger.
+    sim.resync = setInterval(() => sim.markDirty(), 5000);
+    sim.resync.unref();
     return sim;
   }
 
@@ -170,6 +174,7 @@ export class NodeSim {
     if (this.stopped) return;
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.resync);
     await this.watch.stop();
     await this.passing?.catch(() => undefined);
     await this.kubelet.stopAll(this.options.maxShutdownGraceSeconds ?? 10);

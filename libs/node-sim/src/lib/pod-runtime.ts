@@ -54,6 +54,7 @@ export class PodRuntime {
   private readonly transitions = new Map<string, { status: string; at: Date }>();
   private started = false;
   private finished = false;
+  private saDir = '';
 
   constructor(
     pod: V1Pod,
@@ -92,6 +93,7 @@ export class PodRuntime {
     await mkdir(saDir, { recursive: true });
     const ns = this.pod.metadata?.namespace ?? 'default';
     await writeFile(join(podDir, 'kubeconfig'), this.deps.kubeconfigFor(ns), { mode: 0o600 });
+    await writeFile(join(podDir, 'pod'), `${ns}/${this.pod.metadata?.name ?? ''}\n`);
     await writeFile(join(saDir, 'token'), this.deps.token, { mode: 0o600 });
     await writeFile(join(saDir, 'namespace'), ns);
     await writeFile(join(saDir, 'kubeconfig'), this.deps.kubeconfigFor(ns), { mode: 0o600 });
@@ -103,11 +105,8 @@ export class PodRuntime {
     if (this.started) return;
     this.started = true;
     const saDir = await this.prepareFolder();
-    await this.syncVolumes().catch(() => undefined);
+    this.saDir = saDir;
     const spec = this.pod.spec;
-    const agent = spec?.containers.find(
-      (c) => ruleFor(c, this.deps.imageTable)?.runner === 'agent',
-    )?.name;
     for (const container of spec?.containers ?? []) {
       const runtime = new ContainerRuntime(container, {
         restartPolicy:
@@ -125,11 +124,29 @@ export class PodRuntime {
       });
       this.containers.push(runtime);
     }
-    await this.startContainers(saDir, agent);
+    await this.startPending();
   }
 
-  private async startContainers(saDir: string, agent: string | undefined): Promise<void> {
-    for (const runtime of this.containers) {
+  /**
+   * Starts every container not started yet, once the pod's volumes can be filled; containers held
+   * back by a missing Secret or ConfigMap are retried on every sync, as the kubelet does.
+   */
+  private async startPending(): Promise<void> {
+    const pending = this.containers.filter((c) => !c.launched);
+    if (pending.length === 0) return;
+    try {
+      await this.syncVolumes();
+    } catch (e) {
+      if (!(e instanceof PodUnsupportedError)) throw e;
+      for (const c of pending)
+        c.setWaiting('ContainerCreating', `MountVolume failed: ${e.message}`);
+      return;
+    }
+    const saDir = this.saDir;
+    const agent = this.containers.find(
+      (c) => ruleFor(c.container, this.deps.imageTable)?.runner === 'agent',
+    )?.container.name;
+    for (const runtime of pending) {
       const container = runtime.container;
       const rule = ruleFor(container, this.deps.imageTable);
       if (rule === undefined) {
@@ -197,6 +214,8 @@ export class PodRuntime {
   async update(pod: V1Pod): Promise<void> {
     this.pod = pod;
     if (!this.started || this.terminating) return;
+    await this.startPending();
+    if (this.containers.some((c) => !c.launched)) return;
     await this.syncVolumes().catch(() => undefined);
     const agentName = this.containers.find(
       (c) => ruleFor(c.container, this.deps.imageTable)?.runner === 'agent',

@@ -25,7 +25,7 @@ interface VolumeFile {
 
 /** The folder of one volume inside a pod folder. */
 export function volumeDir(podDir: string, volume: string): string {
-  return join(podDir, 'volumes', volume);
+  return join(podDir, 'v', volume);
 }
 
 function safeJoin(base: string, rel: string): string {
