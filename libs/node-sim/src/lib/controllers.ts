@@ -76,43 +76,41 @@ export class Controllers {
   }
 
   private async deployment(d: V1Deployment): Promise<void> {
-    {
-      const owned = this.watch.replicaSets
-        .list(d.metadata?.namespace)
-        .filter((rs) => controllerOf(rs)?.uid === d.metadata?.uid);
-      const plan = planDeployment(d, owned);
-      const ns = d.metadata!.namespace!;
-      if (plan.create !== undefined) {
-        const body = plan.create;
-        await this.attempt(
-          `create replicaset ${body.metadata?.name}`,
-          () => this.watch.apps.createNamespacedReplicaSet({ namespace: ns, body }),
-          [409],
-        );
-      }
-      for (const { rs, replicas } of plan.scale) {
-        const body: V1ReplicaSet = { ...rs, spec: { ...rs.spec!, replicas } };
-        await this.attempt(`scale replicaset ${rs.metadata?.name}`, () =>
-          this.watch.apps.replaceNamespacedReplicaSet({
-            name: rs.metadata!.name!,
+    const owned = this.watch.replicaSets
+      .list(d.metadata?.namespace)
+      .filter((rs) => controllerOf(rs)?.uid === d.metadata?.uid);
+    const plan = planDeployment(d, owned);
+    const ns = d.metadata!.namespace!;
+    if (plan.create !== undefined) {
+      const body = plan.create;
+      await this.attempt(
+        `create replicaset ${body.metadata?.name}`,
+        () => this.watch.apps.createNamespacedReplicaSet({ namespace: ns, body }),
+        [409],
+      );
+    }
+    for (const { rs, replicas } of plan.scale) {
+      const body: V1ReplicaSet = { ...rs, spec: { ...rs.spec!, replicas } };
+      await this.attempt(`scale replicaset ${rs.metadata?.name}`, () =>
+        this.watch.apps.replaceNamespacedReplicaSet({
+          name: rs.metadata!.name!,
+          namespace: ns,
+          body,
+        }),
+      );
+    }
+    if (statusDigest(plan.status) !== statusDigest(d.status)) {
+      const body: V1Deployment = { ...d, status: plan.status };
+      await this.attempt(
+        `status of deployment ${d.metadata?.name}`,
+        () =>
+          this.watch.apps.replaceNamespacedDeploymentStatus({
+            name: d.metadata!.name!,
             namespace: ns,
             body,
           }),
-        );
-      }
-      if (statusDigest(plan.status) !== statusDigest(d.status)) {
-        const body: V1Deployment = { ...d, status: plan.status };
-        await this.attempt(
-          `status of deployment ${d.metadata?.name}`,
-          () =>
-            this.watch.apps.replaceNamespacedDeploymentStatus({
-              name: d.metadata!.name!,
-              namespace: ns,
-              body,
-            }),
-          [404],
-        );
-      }
+        [404],
+      );
     }
   }
 
@@ -138,41 +136,39 @@ export class Controllers {
   }
 
   private async replicaSet(rs: V1ReplicaSet): Promise<void> {
-    {
-      const ns = rs.metadata!.namespace!;
-      const plan = planReplicaSet(rs, this.watch.pods.list(ns), this.pendingFor(rs));
-      for (let i = 0; i < plan.create; i++) {
-        const body = podFor(rs, this.nodeName);
-        const exp = this.expectations.get(rs.metadata!.uid!) ?? {
-          names: new Set<string>(),
-          since: Date.now(),
-        };
-        exp.names.add(body.metadata!.name!);
-        this.expectations.set(rs.metadata!.uid!, exp);
-        await this.attempt(`create pod ${body.metadata?.name}`, () =>
-          this.watch.core.createNamespacedPod({ namespace: ns, body }),
-        );
-      }
-      for (const pod of plan.delete) {
-        await this.attempt(
-          `delete pod ${pod.metadata?.name}`,
-          () => this.watch.core.deleteNamespacedPod({ name: pod.metadata!.name!, namespace: ns }),
-          [404],
-        );
-      }
-      if (statusDigest(plan.status) !== statusDigest(rs.status)) {
-        const body: V1ReplicaSet = { ...rs, status: plan.status };
-        await this.attempt(
-          `status of replicaset ${rs.metadata?.name}`,
-          () =>
-            this.watch.apps.replaceNamespacedReplicaSetStatus({
-              name: rs.metadata!.name!,
-              namespace: ns,
-              body,
-            }),
-          [404],
-        );
-      }
+    const ns = rs.metadata!.namespace!;
+    const plan = planReplicaSet(rs, this.watch.pods.list(ns), this.pendingFor(rs));
+    for (let i = 0; i < plan.create; i++) {
+      const body = podFor(rs, this.nodeName);
+      const exp = this.expectations.get(rs.metadata!.uid!) ?? {
+        names: new Set<string>(),
+        since: Date.now(),
+      };
+      exp.names.add(body.metadata!.name!);
+      this.expectations.set(rs.metadata!.uid!, exp);
+      await this.attempt(`create pod ${body.metadata?.name}`, () =>
+        this.watch.core.createNamespacedPod({ namespace: ns, body }),
+      );
+    }
+    for (const pod of plan.delete) {
+      await this.attempt(
+        `delete pod ${pod.metadata?.name}`,
+        () => this.watch.core.deleteNamespacedPod({ name: pod.metadata!.name!, namespace: ns }),
+        [404],
+      );
+    }
+    if (statusDigest(plan.status) !== statusDigest(rs.status)) {
+      const body: V1ReplicaSet = { ...rs, status: plan.status };
+      await this.attempt(
+        `status of replicaset ${rs.metadata?.name}`,
+        () =>
+          this.watch.apps.replaceNamespacedReplicaSetStatus({
+            name: rs.metadata!.name!,
+            namespace: ns,
+            body,
+          }),
+        [404],
+      );
     }
   }
 
