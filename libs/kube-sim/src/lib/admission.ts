@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
+import { isIP } from 'node:net';
 import type { AdmissionRequest } from './api-types.js';
 import type { Registry } from './registry.js';
 import { fromStructured, matchLabels, type StructuredSelector } from './selectors.js';
@@ -231,7 +232,7 @@ export class Admission {
         {
           method: 'POST',
           ...(ca ? { ca } : {}),
-          servername,
+          ...(isIP(servername) ? {} : { servername }),
           timeout: timeoutMs,
           headers: {
             'Content-Type': 'application/json',

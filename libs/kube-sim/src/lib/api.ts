@@ -123,8 +123,9 @@ export class Api {
   private async replace(s: Scope, old: KubeObject, proposed: KubeObject): Promise<WriteOutcome> {
     const t = s.type;
     let next = this.merged(s, old, proposed);
-    next = checkObject(t, next, fieldValidationOf(s.query), false).object;
-    const warnings: string[] = [];
+    const checked = checkObject(t, next, fieldValidationOf(s.query), false);
+    next = checked.object;
+    const warnings = [...checked.warnings];
     if (
       t.generation &&
       !jsonEqual(

@@ -1,4 +1,5 @@
 import { validateWebhookConfiguration } from './admission.js';
+import { builtinSchema } from './builtin-schemas.js';
 import * as p from './printers.js';
 import type { FieldGetter, PrinterColumn, ResourceType } from './resource-type.js';
 
@@ -34,6 +35,7 @@ function builtin(s: BuiltinSpec): ResourceType {
     columns: s.columns ?? p.defaultColumns,
     storageKey: `${s.group}/${s.plural}`,
     strategicMerge: true,
+    decodeSchema: builtinSchema(s.kind),
     ...(s.validate ? { validate: s.validate } : {}),
   };
 }

@@ -11,8 +11,17 @@ export class Defaulter {
 
   apply(t: ResourceType, obj: KubeObject): KubeObject {
     if (t.group === '' && t.kind === 'Service') return this.service(obj);
-    if (t.group === '' && t.kind === 'Namespace')
-      return { ...obj, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } };
+    if (t.group === '' && t.kind === 'Namespace') {
+      // The real server labels every namespace with its own name (NamespaceDefaultLabelName).
+      const labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name! };
+      return {
+        ...obj,
+        metadata: { ...obj.metadata, labels },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      };
+    }
+
     if (t.group === '' && t.kind === 'Pod')
       return { ...obj, status: { phase: 'Pending', ...(isObject(obj.status) ? obj.status : {}) } };
     if (t.group === '' && t.kind === 'Secret' && obj.type === undefined)

@@ -49,13 +49,13 @@ export async function handle(
   try {
     if (d.token !== undefined && req.headers.authorization !== `Bearer ${d.token}`)
       throw errors.unauthorized();
-    if (d.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, d.faults.latencyMs));
     const r = route(d.registry, url.pathname);
     if (!r) throw pathNotFound();
     const isWatch =
       r.kind === 'resource' &&
       (r.watchPath || ['true', '1'].includes(url.searchParams.get('watch') ?? ''));
     if (r.kind !== 'control') {
+      if (d.faults.latencyMs > 0) await new Promise((ok) => setTimeout(ok, d.faults.latencyMs));
       const injected = d.faults.takeFailure(method, url.pathname, isWatch);
       if (injected) throw injected;
     }

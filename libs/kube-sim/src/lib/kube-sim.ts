@@ -97,7 +97,12 @@ export class KubeSim {
           : tokenOpt;
     const sim = new KubeSim(opts, token, tls?.cert);
     await sim.listen(tls);
-    for (const file of opts.manifests ?? []) await sim.applyFile(file);
+    try {
+      for (const file of opts.manifests ?? []) await sim.applyFile(file);
+    } catch (e) {
+      await sim.stop();
+      throw e;
+    }
     return sim;
   }
 
@@ -253,6 +258,19 @@ export class KubeSim {
     const t = this.registry.byKind(apiVersion, kind);
     if (!t) throw new KubeSimApplyError(`kube-sim does not serve ${kind} in ${apiVersion}`);
     return [...this.store.list(t.storageKey, namespace)].map((o) => ({ ...o, apiVersion }));
+  }
+
+  /** One object as the server holds it now, or undefined. */
+  get(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+  ): KubeObject | undefined {
+    const t = this.registry.byKind(apiVersion, kind);
+    if (!t) throw new KubeSimApplyError(`kube-sim does not serve ${kind} in ${apiVersion}`);
+    const o = this.store.get(t.storageKey, t.namespaced ? namespace : undefined, name);
+    return o && { ...o, apiVersion };
   }
 
   private async applyOne(o: KubeObject): Promise<KubeObject> {

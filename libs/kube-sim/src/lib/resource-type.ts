@@ -35,6 +35,8 @@ export interface ResourceType {
   readonly columns: readonly PrinterColumn[];
   /** Structural schema of the whole object (CRDs); undefined = not checked (built-in kinds). */
   readonly schema?: StructuralSchema | undefined;
+  /** Field layout of a built-in kind (strict decoding: unknown fields, wrong JSON types). */
+  readonly decodeSchema?: StructuralSchema | undefined;
   /** The CRD that defines this type, if any. */
   readonly crdName?: string;
   /** The storage key shared by every version of the same group/resource. */

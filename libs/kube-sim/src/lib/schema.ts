@@ -49,6 +49,8 @@ export interface SchemaResult {
   readonly errors: FieldError[];
   /** Paths of fields the schema does not declare (pruned), e.g. `spec.foo`. */
   readonly unknownFields: string[];
+  /** Wrong JSON types in a built-in kind (strict decoding only). */
+  readonly decodeErrors: string[];
 }
 
 const q = (v: unknown) => JSON.stringify(v);
@@ -70,9 +72,36 @@ function typeMatches(s: StructuralSchema, v: unknown): boolean {
 class Walker {
   readonly errors: FieldError[] = [];
   readonly unknown: string[] = [];
-  constructor(private readonly prune: boolean) {}
+  /** Wrong JSON types found while decoding a built-in kind (a real server answers 400). */
+  readonly decodeErrors: string[] = [];
+  constructor(
+    private readonly prune: boolean,
+    private readonly decode = false,
+  ) {}
 
   walk(v: unknown, s: StructuralSchema, path: string, root: boolean): unknown {
+    if (this.decode && !typeMatches(s, v)) {
+      // Quantities are strings in the models but accept numbers; Go's decoder is lenient there too.
+      const lenient = s.type === 'string' && typeof v === 'number';
+      if (!lenient) {
+        const got =
+          typeOf(v) === 'integer' ? 'number' : typeOf(v) === 'boolean' ? 'bool' : typeOf(v);
+        const want =
+          s.type === 'integer'
+            ? 'int32'
+            : s['x-kubernetes-int-or-string']
+              ? 'intstr.IntOrString'
+              : s.type === 'object'
+                ? 'struct'
+                : s.type === 'array'
+                  ? 'slice'
+                  : String(s.type);
+        this.decodeErrors.push(
+          `json: cannot unmarshal ${got} into Go struct field .${path.replace(/\[\d+\]/g, '')} of type ${want}`,
+        );
+      }
+      return v;
+    }
     if (!typeMatches(s, v)) {
       const t = s['x-kubernetes-int-or-string'] ? 'integer or string' : s.type!;
       this.err(
@@ -232,10 +261,10 @@ function validateOnly(v: unknown, s: StructuralSchema, path: string): FieldError
  * Checks an object against a CRD's structural schema as the real API server does: drops nulls,
  * prunes (and reports) unknown fields, applies defaults, then validates what is left.
  */
-export function applySchema(obj: unknown, schema: StructuralSchema): SchemaResult {
-  const w = new Walker(true);
+export function applySchema(obj: unknown, schema: StructuralSchema, decode = false): SchemaResult {
+  const w = new Walker(true, decode);
   const value = w.walk(obj, schema, '', true);
-  return { value, errors: w.errors, unknownFields: w.unknown };
+  return { value, errors: w.errors, unknownFields: w.unknown, decodeErrors: w.decodeErrors };
 }
 
 /** Counts x-kubernetes-validations (CEL) rules, which kube-sim does not evaluate. */

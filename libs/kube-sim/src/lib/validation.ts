@@ -1,5 +1,5 @@
 import type { ResourceType } from './resource-type.js';
-import { applySchema } from './schema.js';
+import { applySchema, countCelRules } from './schema.js';
 import { ApiError, errors, type StatusCause } from './status.js';
 import type { KubeObject } from './types.js';
 
@@ -95,8 +95,16 @@ export function checkObject(
   const warnings: string[] = [];
   let out = obj;
   const causes: StatusCause[] = creating ? nameCauses(t, obj) : [];
-  if (t.schema) {
-    const r = applySchema(obj, t.schema);
+  const schema = t.schema ?? t.decodeSchema;
+  if (schema) {
+    const r = applySchema(obj, schema, !t.schema);
+    if (r.decodeErrors.length) {
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: ${r.decodeErrors[0]!}`,
+      );
+    }
     if (r.unknownFields.length && fv === 'Strict') {
       const list = r.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
       throw new ApiError(
@@ -110,6 +118,14 @@ export function checkObject(
       ...r.errors.map((e) => ({ reason: 'FieldValueInvalid', field: e.field, message: e.message })),
     );
     out = r.value as KubeObject;
+  }
+  if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') {
+    const rules = countCelRules(out.spec);
+    if (rules > 0) {
+      warnings.push(
+        `kube-sim does not evaluate x-kubernetes-validations (CEL): ${rules} rule(s) of this CRD are not enforced`,
+      );
+    }
   }
   if (t.validate)
     causes.push(...t.validate(out).map((e) => ({ reason: 'FieldValueInvalid', ...e })));
