@@ -28,6 +28,8 @@ export interface AgentOptions {
   readonly reloadDelayMs?: number;
   readonly agentVersion?: string;
   readonly log?: (line: string) => void;
+  /** How often to check that the HAProxy master still runs (restarted if not; default 1000 ms). */
+  readonly watchdogMs?: number;
 }
 
 /** A running agent. */
@@ -41,6 +43,10 @@ export interface RunningAgent {
   readonly masterPid: number;
   readonly adopted: boolean;
   readonly context: AgentContext;
+  /** The implemented API operations (`METHOD /path/{param}`). */
+  readonly routes: readonly { method: string; template: string }[];
+  /** Recent API requests: who changed what, and when. */
+  readonly requests: RequestLog;
   /** Stops the API; stops HAProxy too unless `keepHaproxy` (to hand it to the next agent). */
   close(options?: { keepHaproxy?: boolean }): Promise<void>;
 }
@@ -103,9 +109,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     agentVersion: options.agentVersion ?? '0.0.0',
   };
   const requests = new RequestLog();
-  const server = createApiServer(context, credentials, requests);
+  const { server, router } = createApiServer(context, credentials, requests);
   await listen(server, options.port, address);
   const port = (server.address() as AddressInfo).port;
+  const watchdog = startWatchdog(haproxy, haproxyLock, options.watchdogMs ?? 1000, log);
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
@@ -116,7 +123,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     masterPid: haproxy.pid,
     adopted: haproxy.adopted,
     context,
+    routes: router.list(),
+    requests,
     async close(opts = {}) {
+      watchdog.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -135,4 +145,35 @@ function listen(server: Server, port: number, address: string): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * Restart safety while the agent runs: if the HAProxy master disappears (killed, crashed), start
+ * it again on the last configuration on disk. Runs under the HAProxy lock, like reloads.
+ */
+function startWatchdog(
+  haproxy: HaproxyProcess,
+  lock: Mutex,
+  everyMs: number,
+  log: (line: string) => void,
+): { stop(): void } {
+  let stopped = false;
+  const timer = setInterval(() => {
+    void lock.run(async () => {
+      if (stopped || haproxy.masterAlive()) return;
+      log(`haproxy master ${haproxy.pid} is gone: restarting it on the last configuration`);
+      await haproxy.startOrAdopt().then(
+        () => log(`haproxy restarted, master pid ${haproxy.pid}`),
+        (e: unknown) =>
+          log(`haproxy restart failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    });
+  }, everyMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }

@@ -120,6 +120,11 @@ interface Route {
 export class Router {
   private readonly routes: Route[] = [];
 
+  /** Every route as `METHOD template` (for coverage reports). */
+  list(): { method: string; template: string }[] {
+    return this.routes.map((r) => ({ method: r.method, template: r.parts.join('/') }));
+  }
+
   add(method: string, template: string, handler: Handler): this {
     this.routes.push({ method, parts: template.split('/'), handler });
     return this;

@@ -66,11 +66,12 @@ export function createApiServer(
   ctx: AgentContext,
   credentials: Credentials,
   log: RequestLog,
-): Server {
+): { server: Server; router: Router } {
   const router = buildRouter(ctx, log);
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     void handle(ctx, router, credentials, log, req, res);
   });
+  return { server, router };
 }
 
 async function handle(
@@ -125,7 +126,7 @@ async function handle(
     status: response.status,
     durationMs: Date.now() - started,
     user,
-    client: headerValue(req.headers['x-haptic-client']),
+    client: headerValue(req.headers['x-haptic-client']) ?? req.headers['user-agent'],
     reloadId: headers['Reload-ID'],
     configurationVersion: headers['Configuration-Version'],
   });

@@ -140,6 +140,11 @@ export class HaproxyProcess {
     return parseShowProc(await this.master.send('show proc'));
   }
 
+  /** True while the master process exists (cheap: no socket round trip). */
+  masterAlive(): boolean {
+    return this.masterPid > 0 && isAlive(this.masterPid);
+  }
+
   /** True when the master answers and has a current worker. */
   async isUp(): Promise<boolean> {
     const t = await this.showProc().catch(() => undefined);
@@ -147,8 +152,22 @@ export class HaproxyProcess {
   }
 
   /** Reloads through the master socket in the dialect of the detected version and verifies it. */
-  reload(): Promise<ReloadOutcome> {
-    return hasSyncReload(this.opts.version) ? this.reloadSync() : this.reloadSilent();
+  async reload(): Promise<ReloadOutcome> {
+    const out = await (hasSyncReload(this.opts.version) ? this.reloadSync() : this.reloadSilent());
+    if (out.ok && out.workerPid !== undefined) await this.waitAdminSocket(out.workerPid);
+    return out;
+  }
+
+  /**
+   * Waits (bounded) until the admin socket is answered by the new worker, so runtime commands
+   * sent after a reload reach the worker that serves the new configuration, not the old one.
+   */
+  private async waitAdminSocket(pid: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const info = await this.admin.send('show info').catch(() => '');
+      if (new RegExp(`^Pid: ${pid}$`, 'm').test(info)) return;
+      await sleep(10);
+    }
   }
 
   /** 2.6: `reload` answers nothing; a new worker PID (or `[failed: N]`) in `show proc` tells. */

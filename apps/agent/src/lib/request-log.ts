@@ -6,7 +6,7 @@ export interface RequestLogEntry {
   readonly status: number;
   readonly durationMs: number;
   readonly user: string | undefined;
-  /** The `X-Haptic-Client` header the controller sends (pod name / replica identity). */
+  /** Who called: the `X-Haptic-Client` header, else the User-Agent (the controller sends its identity there). */
   readonly client: string | undefined;
   readonly reloadId: string | undefined;
   readonly configurationVersion: string | undefined;

@@ -4,11 +4,30 @@ import {
   RuntimeCommandError,
   type RuntimeSocket,
 } from '#haproxy-config';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../agent.errors.js';
+
+/**
+ * Sends a certificate command, retrying (bounded) while HAProxy says certificate operations are
+ * locked (another commit, or a crt-list update, is still running in the worker).
+ */
+async function certCommand(
+  admin: RuntimeSocket,
+  message: string,
+  timeoutMs = 10_000,
+): Promise<string> {
+  let reply = '';
+  for (let i = 0; i < 40; i++) {
+    reply = await admin.send(message, { timeoutMs });
+    if (!/currently locked/i.test(reply)) return reply;
+    await sleep(25);
+  }
+  return reply;
+}
 
 /** Certificate names the running worker knows (`show ssl cert`, committed ones). */
 export async function runtimeCertNames(admin: RuntimeSocket): Promise<string[]> {
-  const reply = await admin.send('show ssl cert');
+  const reply = await certCommand(admin, 'show ssl cert');
   const names: string[] = [];
   let inFiles = false;
   for (const line of reply.split('\n')) {
@@ -34,13 +53,14 @@ export async function runtimeCertDetails(
   admin: RuntimeSocket,
   name: string,
 ): Promise<Record<string, unknown>> {
-  const reply = await admin.send(cliCommand('show', 'ssl', 'cert', name));
+  const reply = await certCommand(admin, cliCommand('show', 'ssl', 'cert', name));
   const fields: Record<string, string> = {};
   for (const line of reply.split('\n')) {
     const i = line.indexOf(': ');
     if (i > 0) fields[line.slice(0, i).trim()] = line.slice(i + 2).trim();
   }
-  if (!fields.Filename) throw new ApiError(404, `certificate ${name} not found`);
+  if (!fields.Filename)
+    throw new ApiError(404, `certificate ${name} not found: ${reply.trim().slice(0, 200)}`);
   const date = (v: string | undefined) =>
     v && !Number.isNaN(Date.parse(v)) ? new Date(v).toISOString() : undefined;
   const view: Record<string, unknown> = {
@@ -73,23 +93,27 @@ export async function setRuntimeCert(
   create = false,
 ): Promise<void> {
   if (create) {
-    const reply = await admin.send(cliCommand('new', 'ssl', 'cert', name));
+    const reply = await certCommand(admin, cliCommand('new', 'ssl', 'cert', name));
     if (!/New empty certificate store/i.test(reply))
       throw new RuntimeCommandError(`new ssl cert ${name}`, reply);
   }
   const lines = pem.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const reply = await admin.send(payloadMessage(cliCommand('set', 'ssl', 'cert', name), lines));
+  const reply = await certCommand(
+    admin,
+    payloadMessage(cliCommand('set', 'ssl', 'cert', name), lines),
+  );
   if (!/Transaction (created|updated)/i.test(reply)) {
     await admin.send(cliCommand('abort', 'ssl', 'cert', name)).catch(() => '');
     throw new ApiError(400, `certificate ${name} rejected by HAProxy: ${reply.trim()}`);
   }
-  const commit = await admin.send(cliCommand('commit', 'ssl', 'cert', name), { timeoutMs: 60_000 });
+  const commit = await certCommand(admin, cliCommand('commit', 'ssl', 'cert', name), 60_000);
   if (!/Success!/.test(commit))
     throw new ApiError(400, `commit ssl cert ${name} failed: ${commit.trim()}`);
 }
 
 /** Removes an unused certificate from the running worker. */
 export async function deleteRuntimeCert(admin: RuntimeSocket, name: string): Promise<void> {
-  const reply = await admin.send(cliCommand('del', 'ssl', 'cert', name));
-  if (!/deleted/i.test(reply)) throw new ApiError(400, `del ssl cert ${name}: ${reply.trim()}`);
+  const reply = await certCommand(admin, cliCommand('del', 'ssl', 'cert', name));
+  if (!/deleted/i.test(reply) || /can't|cannot|error/i.test(reply))
+    throw new ApiError(400, `del ssl cert ${name}: ${reply.trim()}`);
 }

@@ -38,8 +38,9 @@ export class StorageDir {
     if (!existsSync(p)) throw new ApiError(404, `file ${name} not found`);
     rmSync(p);
   }
+  /** File names, sorted; the API's 404 when the storage directory itself is gone. */
   names(): string[] {
-    if (!existsSync(this.dir)) return [];
+    if (!existsSync(this.dir)) throw new ApiError(404, `storage directory ${this.dir} not found`);
     return readdirSync(this.dir)
       .filter((n) => NAME.test(n) && !n.includes('.tmp-') && statSync(join(this.dir, n)).isFile())
       .sort();

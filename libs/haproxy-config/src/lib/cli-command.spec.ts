@@ -103,7 +103,8 @@ describe('chunkPayload', () => {
           const msgs = chunkPayload('add map maps/h.map', lines, limit);
           const back: string[] = [];
           for (const m of msgs) {
-            expect(Buffer.byteLength(m) + 1).toBeLessThanOrEqual(limit);
+            expect(Buffer.byteLength(m)).toBeLessThanOrEqual(limit);
+            expect(m.endsWith('\n\n')).toBe(true);
             const [head, ...rest] = m.split('\n');
             expect(head).toBe('add map maps/h.map <<');
             back.push(...rest.filter((l) => l !== ''));

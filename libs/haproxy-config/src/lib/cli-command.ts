@@ -45,10 +45,13 @@ export function checkPayloadLines(lines: readonly string[]): void {
   }
 }
 
-/** One CLI message: `<command> <<\n<lines>\n\n`, the payload form HAProxy 2.x understands. */
+/**
+ * One CLI message: `<command> <<\n<lines>\n\n`, the payload form HAProxy 2.x understands; the
+ * empty line ends the payload (without it HAProxy waits, then answers nothing).
+ */
 export function payloadMessage(command: string, lines: readonly string[]): string {
   checkPayloadLines(lines);
-  return `${command} <<\n${lines.join('\n')}\n`;
+  return `${command} <<\n${lines.join('\n')}\n\n`;
 }
 
 /**

@@ -19,7 +19,15 @@ export function configurationRoutes(router: Router, ctx: AgentContext): void {
   const base = '/v3/services/haproxy/configuration';
   router.add('GET', `${base}/version`, (req) => Promise.resolve(getVersion(ctx, req)));
   router.add('GET', `${base}/raw`, (req) => Promise.resolve(getRaw(ctx, req)));
-  router.add('POST', `${base}/raw`, (req) => postRaw(ctx, req));
+  router.add('POST', `${base}/raw`, (req) => postRaw(ctx, req).catch(rawBadRequest));
+}
+
+/** Both specs document raw POST's 400 as text/plain: the error JSON is sent as text. */
+function rawBadRequest(e: unknown): ApiResponse {
+  if (e instanceof ApiError && e.status === 400) {
+    return text(400, JSON.stringify({ code: 400, message: e.message }));
+  }
+  throw e;
 }
 
 function getVersion(ctx: AgentContext, req: ApiRequest): ApiResponse {

@@ -28,7 +28,9 @@ export function runtimeSslRoutes(router: Router, ctx: AgentContext): void {
   router.add('GET', base, () =>
     locked(async () => {
       const names = await runtimeCertNames(admin);
-      return json(200, await Promise.all(names.map((n) => runtimeCertDetails(admin, n))));
+      const certs = [];
+      for (const n of names) certs.push(await runtimeCertDetails(admin, n));
+      return json(200, certs);
     }),
   );
   router.add('GET', `${base}/{name}`, (req) =>

@@ -53,6 +53,8 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
   router.add('PUT', `${base}/{name}`, async (req) => {
     const name = req.params.name ?? '';
     readList(name);
+    if (isCertificate(req.body))
+      throw new ApiError(400, `${name}: content is a certificate, not a crt-list`);
     store.write(name, req.body);
     const d = store.describe(name);
     return (
@@ -98,6 +100,15 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
       (entry.sni_filter ?? []).some((s) => /\s/.test(s))
     ) {
       throw new ApiError(400, 'invalid crt-list entry');
+    }
+    if (
+      parseCrtList(text).some(
+        (e) =>
+          e.file === entry.file &&
+          (e.sni_filter ?? []).join(' ') === (entry.sni_filter ?? []).join(' '),
+      )
+    ) {
+      throw new ApiError(409, `crt-list ${name} already has an entry for ${entry.file}`);
     }
     const lines = text.replace(/\n*$/, '');
     store.write(name, `${lines === '' ? '' : `${lines}\n`}${crtListLine(entry)}\n`);

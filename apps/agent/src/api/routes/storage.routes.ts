@@ -6,7 +6,7 @@ import { findRuntimeCert, setRuntimeCert } from '../../lib/runtime-ssl.js';
 import { describeCertificate, isCertificate, StorageDir } from '../../lib/storage.js';
 import { boolParam, empty, fileUpload, json, type ApiRequest, type Router } from '../http.js';
 import { crtListRoutes } from './storage-crt-lists.routes.js';
-import { referenced, reloadAfterWrite } from './reload-after-write.js';
+import { referenced, reloadAfterWrite, sslDirLoaded } from './reload-after-write.js';
 
 /** Storage: maps, SSL certificates, general files, crt-lists. */
 export function storageRoutes(router: Router, ctx: AgentContext): void {
@@ -89,11 +89,12 @@ function certsStorage(router: Router, ctx: AgentContext): void {
   );
   router.add('POST', base, async (req) => {
     const name = await create(req, store, checkPem);
+    // A new file is served only by a bind that loads the whole directory (after a reload).
+    if (!sslDirLoaded(ctx) && !boolParam(req, 'force_reload')) return json(201, view(name));
     return reloadAfterWrite(ctx, req, {
       skipped: json(201, view(name)),
       forced: json(201, view(name)),
-      queued: (id) =>
-        referenced(ctx, name) ? json(202, view(name), { 'Reload-ID': id }) : json(201, view(name)),
+      queued: (id) => json(202, view(name), { 'Reload-ID': id }),
     });
   });
   router.add('GET', `${base}/{name}`, (req) => {
