@@ -5,7 +5,7 @@ import { planLaunch, type LaunchPlan } from './container-command.js';
 import { ContainerRuntime, type BackoffPolicy } from './container-runtime.js';
 import { ruleFor, type ImageRule } from './image-table.js';
 import { ContainerConfigError, containerEnv, type ObjectLookup } from './pod-env.js';
-import { pathMapper, syncVolumes, VolumeMountError } from './pod-volumes.js';
+import { pathMapper, syncVolumes, VolumeMountError, type PathMapper } from './pod-volumes.js';
 import { PodUnsupportedError } from './node-sim.errors.js';
 import { killPid, markedProcesses } from './process-group.js';
 
@@ -30,6 +30,19 @@ export interface PodRuntimeDeps {
   /** Marks every process node-sim starts (environment), so a sweep can find strays. */
   readonly marker: Readonly<Record<string, string>>;
   readonly onChange: () => void;
+}
+
+/**
+ * Environment values that are absolute paths under a mount (`TLS_SERVER_CERT=/etc/secret-volume/crt`)
+ * point into the pod folder instead, so images configured by file paths run unchanged.
+ */
+export function mapEnvPaths(
+  env: Record<string, string>,
+  mapPath: PathMapper,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, v.startsWith('/') ? mapPath(v) : v]),
+  );
 }
 
 /** Environment every container process starts from (a container starts with almost nothing too). */
@@ -163,10 +176,13 @@ export class PodRuntime {
           hostIP: this.deps.hostIP,
           nodeName: this.deps.nodeName,
         };
-        const env = {
-          POD_IP: this.deps.podIP,
-          ...containerEnv(this.pod, container, facts, this.deps.lookup),
-        };
+        const env = mapEnvPaths(
+          {
+            POD_IP: this.deps.podIP,
+            ...containerEnv(this.pod, container, facts, this.deps.lookup),
+          },
+          mapPath,
+        );
         const plan: LaunchPlan = planLaunch(container, rule, {
           podIP: this.deps.podIP,
           podDir: this.deps.podDir,

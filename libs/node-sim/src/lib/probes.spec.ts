@@ -25,9 +25,7 @@ describe('probes', () => {
 
   it('httpGet passes on 2xx/3xx by named port and fails otherwise', async () => {
     expect(await runProbe({ httpGet: { path: '/ok', port: 'http' } }, target)).toBe(true);
-    expect(await runProbe({ httpGet: { path: '/bad', port: 'http' } }, target)).toBe(
-      false,
-    );
+    expect(await runProbe({ httpGet: { path: '/bad', port: 'http' } }, target)).toBe(false);
     expect(await runProbe({ httpGet: { path: '/ok', port: 'nope' } }, target)).toBe(false);
   });
 
