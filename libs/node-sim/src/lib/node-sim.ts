@@ -83,8 +83,8 @@ export class NodeSim {
     const kc = new KubeConfig();
     kc.loadFromFile(options.kubeconfigPath);
     const log = options.log ?? ((line: string) => process.stderr.write(`node-sim: ${line}\n`));
-    const rootDir = options.rootDir ?? (await mkdtemp(join(tmpdir(), 'hns-')));
     const pool = new AddressPool(options.addressRange?.first, options.addressRange?.last);
+    const rootDir = options.rootDir ?? (await mkdtemp(join(tmpdir(), 'hns-')));
     const nodeName = options.nodeName ?? 'node-sim';
     const self: { sim?: NodeSim } = {};
     const markDirty = (): void => self.sim?.markDirty();
