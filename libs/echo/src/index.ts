@@ -7,10 +7,6 @@ export {
   type EchoListener,
   type RunningEcho,
 } from './lib/http-echo.js';
-export {
-  startGrpcEcho,
-  loadGrpcEchoPackage,
-  grpcEchoProtoPath,
-  GRPC_ECHO_SERVICE,
-} from './lib/grpc-echo.js';
+export { startGrpcEcho, loadGrpcEchoPackage } from './lib/grpc-lazy.js';
+export { GRPC_ECHO_SERVICE } from './lib/grpc-service.js';
 export { startEcho } from './lib/start-echo.js';

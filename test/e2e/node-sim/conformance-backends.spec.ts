@@ -48,10 +48,10 @@ function httpsGet(ip: string, ca: Buffer): Promise<EchoAnswer> {
   });
 }
 
-function grpcEcho(
+async function grpcEcho(
   ip: string,
 ): Promise<{ assertions: { context: { pod: string; namespace: string } } }> {
-  let node: unknown = loadGrpcEchoPackage();
+  let node: unknown = await loadGrpcEchoPackage();
   for (const part of GRPC_ECHO_SERVICE.split('.')) node = (node as Record<string, unknown>)[part];
   type Client = grpc.Client & {
     Echo: (req: object, cb: (e: grpc.ServiceError | null, r?: never) => void) => void;

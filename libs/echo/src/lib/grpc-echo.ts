@@ -7,8 +7,9 @@ import type { EchoConfig, EchoContext } from './echo-config.js';
 import { EchoStartError } from './echo.errors.js';
 import { peerChainPem, type EchoListener, type RunningEcho } from './http-echo.js';
 
-/** The fully qualified name of the conformance echo service. */
-export const GRPC_ECHO_SERVICE = 'gateway_api_conformance.echo_basic.grpcecho.GrpcEcho';
+import { GRPC_ECHO_SERVICE } from './grpc-service.js';
+
+export { GRPC_ECHO_SERVICE };
 
 /** Finds the shipped grpcecho.proto from both the source tree and the compiled dist/ tree. */
 export function grpcEchoProtoPath(): string {

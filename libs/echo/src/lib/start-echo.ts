@@ -1,5 +1,5 @@
 import type { EchoConfig } from './echo-config.js';
-import { startGrpcEcho } from './grpc-echo.js';
+import { startGrpcEcho } from './grpc-lazy.js';
 import { startHttpEcho, type RunningEcho } from './http-echo.js';
 
 /** Starts the echo server the configuration describes (HTTP or gRPC). */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { NodeSim, NodeSimConfigError, type ImageRule, type NodeSimOptions } from '#node-sim';
+import type * as NodeSimModule from '#node-sim';
+import type { ImageRule, NodeSim, NodeSimOptions } from '#node-sim';
 import { ExitCode } from '../cli-io.js';
 import type { CliCommand } from '../command.js';
 
@@ -15,8 +16,11 @@ interface NodeSimFlags {
 
 const RUNNERS = new Set(['run', 'agent', 'haproxy', 'echo']);
 
+/** The node-sim library, loaded on use (@kubernetes/client-node is heavy; every haptic process loads this file). */
+type NodeSimLib = typeof NodeSimModule;
+
 /** Reads extra image-table rows from a YAML list of {image, command?, runner, profile?}. */
-function readImageTable(file: string): ImageRule[] {
+function readImageTable(file: string, { NodeSimConfigError }: NodeSimLib): ImageRule[] {
   const doc: unknown = parse(readFileSync(file, 'utf8'));
   if (!Array.isArray(doc))
     throw new NodeSimConfigError(`${file}: the image table must be a YAML list`);
@@ -31,12 +35,16 @@ function readImageTable(file: string): ImageRule[] {
   });
 }
 
-function toOptions(flags: NodeSimFlags, log: (line: string) => void): NodeSimOptions {
+function toOptions(
+  flags: NodeSimFlags,
+  log: (line: string) => void,
+  lib: NodeSimLib,
+): NodeSimOptions {
   let addressRange: NodeSimOptions['addressRange'];
   if (flags.addressRange !== undefined) {
     const [first, last] = flags.addressRange.split('-');
     if (first === undefined || last === undefined)
-      throw new NodeSimConfigError('--address-range must be FIRST-LAST');
+      throw new lib.NodeSimConfigError('--address-range must be FIRST-LAST');
     addressRange = { first, last };
   }
   return {
@@ -47,7 +55,7 @@ function toOptions(flags: NodeSimFlags, log: (line: string) => void): NodeSimOpt
     ...(flags.rootDir === undefined ? {} : { rootDir: flags.rootDir }),
     ...(flags.imageTable === undefined
       ? {}
-      : { extraImageRules: readImageTable(flags.imageTable) }),
+      : { extraImageRules: readImageTable(flags.imageTable, lib) }),
   };
 }
 
@@ -90,10 +98,12 @@ export const nodeSimCommand: CliCommand = {
       .option('-o, --output <format>', 'text or json (the ready line)', 'text')
       .action(async (flags: NodeSimFlags) => {
         const log = (line: string): void => io.err(`node-sim: ${line}`);
+        const lib: NodeSimLib = await import('#node-sim');
+        const { NodeSim, NodeSimConfigError } = lib;
         let sim: NodeSim;
         const stopped = untilSignal();
         try {
-          sim = await NodeSim.start(toOptions(flags, log));
+          sim = await NodeSim.start(toOptions(flags, log, lib));
         } catch (e) {
           if (!(e instanceof NodeSimConfigError)) throw e;
           io.err(`haptic node-sim: ${e.message}`);
