@@ -90,6 +90,49 @@ describe('node-sim survives API faults', () => {
     await until('one ready after scaling down', async () => (await ready()).length === 1);
   });
 
+  it('rolls out a template change: a new ReplicaSet, the old one scaled to zero once it is ready', async () => {
+    const d = await cluster.apps.readNamespacedDeployment({ name: 'echo', namespace: NS });
+    const template = d.spec!.template;
+    const container = {
+      ...template.spec!.containers[0]!,
+      env: [...(template.spec!.containers[0]!.env ?? []), { name: 'VERSION', value: '2' }],
+    };
+    const body = {
+      ...d,
+      spec: {
+        ...d.spec!,
+        replicas: 2,
+        template: { ...template, spec: { ...template.spec!, containers: [container] } },
+      },
+    };
+    await cluster.apps.replaceNamespacedDeployment({ name: 'echo', namespace: NS, body });
+    const sets = await until('old ReplicaSet at zero, new one ready', async () => {
+      const rs = (await cluster.apps.listNamespacedReplicaSet({ namespace: NS })).items;
+      const fresh = rs.find((r) =>
+        r.spec?.template?.spec?.containers[0]?.env?.some((e) => e.name === 'VERSION'),
+      );
+      const old = rs.filter((r) => r !== fresh);
+      return (
+        fresh?.status?.readyReplicas === 2 &&
+        old.length > 0 &&
+        old.every((r) => r.spec?.replicas === 0 && (r.status?.replicas ?? 0) === 0) && {
+          fresh,
+          old,
+        }
+      );
+    });
+    expect(sets.fresh.metadata?.annotations?.['deployment.kubernetes.io/revision']).toBe('2');
+    const ips = await until('two ready endpoints of the new pods', async () => {
+      const r = await ready();
+      return r.length === 2 && r;
+    });
+    const hash = sets.fresh.metadata!.labels!['pod-template-hash']!;
+    for (const ip of ips) {
+      const answer = (await (await fetch(`http://${ip}:3000/`)).json()) as { pod: string };
+      expect(answer.pod).toContain(hash);
+    }
+  });
+
   it('stops cleanly afterwards', async () => {
     expect(await cluster.stopNodeSim()).toBe(0);
     expect(cluster.leftovers()).toEqual([]);
