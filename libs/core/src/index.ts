@@ -1,1 +1,14 @@
 export * from './lib/errors.js';
+export * from './lib/deep-readonly.js';
+export * from './lib/config/duration.js';
+export * from './lib/config/field-path.js';
+export * from './lib/config/label-selector.js';
+export { fieldsOf, type FieldMeta, type FieldShape } from './lib/config/decorators.js';
+export * from './lib/config/spec.js';
+export * from './lib/config/spec-controller.js';
+export * from './lib/config/spec-dataplane.js';
+export * from './lib/config/spec-resources.js';
+export * from './lib/config/spec-templates.js';
+export * from './lib/config/parse.js';
+export * from './lib/clock.js';
+export * from './lib/reconcile-scheduler.js';

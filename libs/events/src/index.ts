@@ -1,1 +1,9 @@
-export type { HapticError } from '#core';
+import type { EventBus } from '#bus';
+import type { HapticFacts, HapticStates } from './topics.js';
+
+export * from './topics.js';
+export * from './ports.js';
+export * from './tokens.js';
+
+/** The bus every haptic module shares, typed with the catalogue. */
+export type HapticBus = EventBus<HapticFacts, HapticStates>;

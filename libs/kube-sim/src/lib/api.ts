@@ -70,7 +70,7 @@ export class Api {
       throw errors.alreadyExists(this.ref(s, meta.name));
     let obj: KubeObject = { ...input, apiVersion: groupVersion(t), kind: t.kind, metadata: meta };
     if (t.statusSubresource) delete obj.status; // a real server ignores status on create
-    obj = this.defaulter.apply(t, obj);
+    obj = this.defaulter.normalize(t, this.defaulter.apply(t, obj));
     if (t.crdName === undefined && t.kind === 'CustomResourceDefinition') {
       typesFromCrd(obj);
       obj = { ...obj, status: crdStatus(obj, meta.creationTimestamp!) };
@@ -122,7 +122,7 @@ export class Api {
 
   private async replace(s: Scope, old: KubeObject, proposed: KubeObject): Promise<WriteOutcome> {
     const t = s.type;
-    let next = this.merged(s, old, proposed);
+    let next = this.defaulter.normalize(s.type, this.merged(s, old, proposed));
     const checked = checkObject(t, next, fieldValidationOf(s.query), false);
     next = checked.object;
     const warnings = [...checked.warnings];

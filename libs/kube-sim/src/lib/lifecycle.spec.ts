@@ -222,4 +222,32 @@ describe('faults, limits and lifecycles', () => {
       'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field',
     );
   });
+
+  it('stores Secret stringData as base64 data and Quantities as strings, as a real server does', async () => {
+    const sec = await call('POST', '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      stringData: { user: 'admin' },
+    });
+    expect(sec.body.data).toEqual({ user: Buffer.from('admin').toString('base64') });
+    expect(sec.body.stringData).toBeUndefined();
+    expect(sec.body.type).toBe('Opaque');
+    const upd = await call(
+      'PATCH',
+      '/api/v1/namespaces/default/secrets/s',
+      { stringData: { pass: 'pw' } },
+      'application/merge-patch+json',
+    );
+    expect(Object.keys(upd.body.data as object).sort()).toEqual(['pass', 'user']);
+    const pod = await call('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'q' },
+      spec: {
+        containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: 1, memory: '1Gi' } } }],
+      },
+    });
+    expect(pod.body.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '1Gi' });
+  });
 });

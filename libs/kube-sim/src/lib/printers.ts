@@ -267,3 +267,23 @@ export function field(path: string): FieldGetter {
     return v === undefined || v === null ? undefined : str(v);
   };
 }
+
+export const pdbColumns = [
+  col('Min Available', 'string', (o) => str(at(o, 'spec.minAvailable'), 'N/A')),
+  col('Max Unavailable', 'string', (o) => str(at(o, 'spec.maxUnavailable'), 'N/A')),
+  col('Allowed Disruptions', 'integer', num('status.disruptionsAllowed')),
+  ageColumn,
+];
+
+export const networkPolicyColumns = [
+  col('Pod-Selector', 'string', (o) => {
+    const s = selectorString(at(o, 'spec.podSelector.matchLabels'));
+    return s === '<none>' ? '<none>' : s;
+  }),
+  ageColumn,
+];
+
+export const serviceAccountColumns = [
+  col('Secrets', 'string', (o) => String(arr(at(o, 'secrets')).length)),
+  ageColumn,
+];

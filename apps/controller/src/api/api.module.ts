@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { DebugController } from './debug.controller.js';
+import { HealthController } from './health.controller.js';
+import { ReadinessService } from './readiness.service.js';
+
+/** The HTTP surface of the health/debug listener: no business logic, only views. */
+@Module({
+  imports: [TerminusModule.forRoot({ logger: false })],
+  controllers: [HealthController, DebugController],
+  providers: [ReadinessService],
+})
+export class ApiModule {}

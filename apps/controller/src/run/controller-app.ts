@@ -1,0 +1,86 @@
+import {
+  type DynamicModule,
+  type INestApplication,
+  Logger,
+  type LogLevel,
+  Module,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { BusModule } from '#bus';
+import { METRICS_REGISTRY } from '#events';
+import { ApiModule } from '../api/api.module.js';
+import { listen, type Listener } from './http-listener.js';
+import { MetricsModule } from './metrics.module.js';
+import type { RunOptions } from './run-options.js';
+
+/** A running controller process: one Nest context, its listeners, and how to stop it. */
+export interface RunningController {
+  readonly app: INestApplication;
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  /** Closes watches, finishes or abandons in-flight work, and closes every listener. */
+  stop(): Promise<void>;
+}
+
+const LEVELS: Record<RunOptions['logLevel'], LogLevel[]> = {
+  debug: ['debug', 'log', 'warn', 'error', 'fatal'],
+  info: ['log', 'warn', 'error', 'fatal'],
+  warn: ['warn', 'error', 'fatal'],
+  error: ['error', 'fatal'],
+};
+
+@Module({})
+class RootModule {
+  static forRoot(features: DynamicModule['imports'] = []): DynamicModule {
+    return { module: RootModule, imports: [BusModule, MetricsModule, ApiModule, ...features] };
+  }
+}
+
+/**
+ * Starts the controller: the Nest application (health and /debug on healthPort), and the metrics
+ * listener over the same context. `features` are the feature modules to compose.
+ */
+export async function startController(
+  options: RunOptions,
+  features: DynamicModule['imports'] = [],
+): Promise<RunningController> {
+  const app = await NestFactory.create(RootModule.forRoot(features), {
+    logger: LEVELS[options.logLevel],
+    abortOnError: false,
+  });
+  await app.listen(options.healthPort, options.address);
+  const registry = app.get<Registry>(METRICS_REGISTRY);
+  let metrics: Listener;
+  try {
+    metrics = await listen(options.address, options.metricsPort, (req, res) => {
+      if (req.url !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics\n');
+        return;
+      }
+      registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+        (e: unknown) => res.writeHead(500).end(String(e)),
+      );
+    });
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  const healthPort = (app.getHttpServer() as { address(): AddressInfo }).address().port;
+  new Logger('haptic').log(
+    `listening: health and /debug on :${healthPort}, metrics on :${metrics.port}`,
+  );
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    healthPort,
+    metricsPort: metrics.port,
+    stop: () =>
+      (stopping ??= (async () => {
+        await metrics.close();
+        await app.close();
+      })()),
+  };
+}

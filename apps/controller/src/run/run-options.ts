@@ -1,0 +1,51 @@
+/** How `haptic run` is configured: flags first, then HAPTIC_* environment variables, then defaults. */
+export interface RunOptions {
+  /** kubeconfig file; in-cluster service account when unset. */
+  readonly kubeconfig?: string;
+  /** Namespace of the HAProxyTemplateConfig (and of this controller's own objects). */
+  readonly namespace: string;
+  /** Name of the HAProxyTemplateConfig to run. */
+  readonly configName: string;
+  /** Address the HTTP listeners bind (default all interfaces; tests use 127.0.0.1). */
+  readonly address: string;
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Identity in leader election and in the Dataplane request log (the pod name in a cluster). */
+  readonly identity: string;
+  /** HAProxy binary for validation. */
+  readonly haproxyBin?: string;
+}
+
+type Raw = Partial<Record<keyof RunOptions, string | undefined>>;
+
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+function port(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new RangeError(`${name} must be a port number from 0 to 65535, not ${value}`);
+  return n;
+}
+
+/** Resolves run options from flags and an environment; throws RangeError naming the bad setting. */
+export function resolveRunOptions(flags: Raw, env: NodeJS.ProcessEnv = process.env): RunOptions {
+  const pick = (key: keyof RunOptions, envName: string): string | undefined =>
+    flags[key] ?? env[envName];
+  const level = pick('logLevel', 'HAPTIC_LOG_LEVEL') ?? 'info';
+  if (!(LEVELS as readonly string[]).includes(level))
+    throw new RangeError(`--log-level must be one of ${LEVELS.join(', ')}, not ${level}`);
+  const kubeconfig = pick('kubeconfig', 'KUBECONFIG');
+  const haproxyBin = pick('haproxyBin', 'HAPTIC_HAPROXY_BIN');
+  return {
+    ...(kubeconfig ? { kubeconfig } : {}),
+    ...(haproxyBin ? { haproxyBin } : {}),
+    namespace: pick('namespace', 'HAPTIC_NAMESPACE') ?? env['POD_NAMESPACE'] ?? 'default',
+    configName: pick('configName', 'HAPTIC_CONFIG_NAME') ?? 'haptic',
+    address: pick('address', 'HAPTIC_ADDRESS') ?? '0.0.0.0',
+    healthPort: port('--health-port', pick('healthPort', 'HAPTIC_HEALTH_PORT') ?? '8080'),
+    metricsPort: port('--metrics-port', pick('metricsPort', 'HAPTIC_METRICS_PORT') ?? '9090'),
+    logLevel: level as RunOptions['logLevel'],
+    identity: pick('identity', 'HAPTIC_IDENTITY') ?? env['POD_NAME'] ?? `haptic-${process.pid}`,
+  };
+}

@@ -1,0 +1,73 @@
+import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { Field, IsDurationText, nested } from './decorators.js';
+import type { DurationText } from './duration.js';
+import { BOOLEAN, STRING, STRING_LIST, oneOf } from './messages.js';
+
+export class LeaderElectionSpec {
+  @Field('run leader election; off only for a single replica')
+  @IsBoolean(BOOLEAN)
+  enabled = true;
+
+  @Field('name of the coordination.k8s.io Lease; empty means the config resource name')
+  @IsString(STRING)
+  leaseName = '';
+
+  @Field('how long a lease is valid without renewal')
+  @IsDurationText()
+  leaseDuration: DurationText = '15s';
+
+  @Field('how long the leader keeps retrying a renewal before giving up leadership')
+  @IsDurationText()
+  renewDeadline: DurationText = '10s';
+
+  @Field('pause between acquisition or renewal attempts')
+  @IsDurationText()
+  retryPeriod: DurationText = '2s';
+}
+
+export class ReconcileSpec {
+  @Field('changes arriving within this window after the first are rendered together')
+  @IsDurationText()
+  debounce: DurationText = '100ms';
+
+  @Field('no change waits longer than this before a render starts')
+  @IsDurationText()
+  maxDelay: DurationText = '1s';
+}
+
+export class StatusPublishingSpec {
+  @Field(
+    'Service (namespace/name) whose load-balancer address is written to Ingress and Gateway status',
+  )
+  @IsOptional()
+  @Matches(/^[a-z0-9-]+\/[a-z0-9.-]+$/, { message: 'must be namespace/name' })
+  publishService?: string;
+
+  @Field(
+    'fixed addresses written to Ingress and Gateway status (used when publishService is unset)',
+  )
+  @IsString({ each: true, ...STRING_LIST })
+  addresses: string[] = [];
+}
+
+export class ControllerSpec {
+  @Field('leader election between controller replicas', { shape: nested(() => LeaderElectionSpec) })
+  leaderElection = new LeaderElectionSpec();
+
+  @Field('timing of the render-validate-deploy loop', { shape: nested(() => ReconcileSpec) })
+  reconcile = new ReconcileSpec();
+
+  @Field('what is written to the status of routed objects', {
+    shape: nested(() => StatusPublishingSpec),
+  })
+  status = new StatusPublishingSpec();
+}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class LoggingSpec {
+  @Field('log level: debug, info, warn or error')
+  @IsIn(LOG_LEVELS, oneOf(LOG_LEVELS))
+  level: LogLevel = 'info';
+}

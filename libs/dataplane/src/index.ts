@@ -1,0 +1,3 @@
+export * from './dataplane.errors.js';
+export * from './lib/client.js';
+export * from './lib/deploy.js';

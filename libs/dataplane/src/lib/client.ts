@@ -1,0 +1,184 @@
+import got, { HTTPError, RequestError, type Got } from 'got';
+import {
+  DataplaneConfigRejectedError,
+  DataplaneRequestError,
+  DataplaneVersionConflictError,
+} from '../dataplane.errors.js';
+
+/** Where and how to reach one Dataplane API. */
+export interface DataplaneEndpoint {
+  /** e.g. http://10.0.0.5:5555 (no /v3). */
+  readonly url: string;
+  readonly username: string;
+  readonly password: string;
+  /** Sent as User-Agent so the API's request log tells who changed what. */
+  readonly identity?: string;
+  readonly timeoutMs?: number;
+}
+
+/** Storage kinds of the Dataplane API (files kept on the HAProxy side). */
+export type StorageKind = 'maps' | 'ssl_certificates' | 'general';
+
+export interface StoredFile {
+  readonly storage_name: string;
+  readonly file?: string;
+}
+
+export interface PushResult {
+  readonly status: number;
+  readonly version: number;
+  readonly reloadId?: string;
+}
+
+export interface ReloadStatus {
+  readonly id: string;
+  readonly status: 'in_progress' | 'succeeded' | 'failed';
+  readonly response?: string;
+}
+
+const CONFIG = '/v3/services/haproxy/configuration';
+
+/** A typed client for the subset of the Dataplane API v3 that haptic uses. */
+export class DataplaneClient {
+  private readonly http: Got;
+
+  constructor(readonly endpoint: DataplaneEndpoint) {
+    this.http = got.extend({
+      prefixUrl: endpoint.url.replace(/\/$/, ''),
+      username: endpoint.username,
+      password: endpoint.password,
+      headers: { 'user-agent': endpoint.identity ?? 'haptic' },
+      timeout: { request: endpoint.timeoutMs ?? 30_000 },
+      retry: { limit: 0 },
+      throwHttpErrors: true,
+    });
+  }
+
+  /** The current configuration version. */
+  async version(): Promise<number> {
+    return this.call(async () => Number(await this.http.get(`${CONFIG.slice(1)}/version`).text()));
+  }
+
+  /** The running configuration as stored (with its `# _version=` line) and its version. */
+  async getRaw(): Promise<{ text: string; version: number }> {
+    return this.call(async () => {
+      const res = await this.http.get(`${CONFIG.slice(1)}/raw`);
+      return { text: res.body, version: Number(res.headers['configuration-version'] ?? NaN) };
+    });
+  }
+
+  /** Replaces the whole configuration; 409 on a stale version, 400 when HAProxy refuses it. */
+  async pushRaw(
+    text: string,
+    opts: { version: number; forceReload?: boolean; skipReload?: boolean; onlyValidate?: boolean },
+  ): Promise<PushResult> {
+    const searchParams: Record<string, string> = { version: String(opts.version) };
+    if (opts.forceReload) searchParams['force_reload'] = 'true';
+    if (opts.skipReload) searchParams['skip_reload'] = 'true';
+    if (opts.onlyValidate) searchParams['only_validate'] = 'true';
+    return this.call(async () => {
+      const res = await this.http.post(`${CONFIG.slice(1)}/raw`, {
+        body: text,
+        headers: { 'content-type': 'text/plain' },
+        searchParams,
+      });
+      const reloadId = res.headers['reload-id'];
+      return {
+        status: res.statusCode,
+        version: Number(res.headers['configuration-version'] ?? opts.version + 1),
+        ...(typeof reloadId === 'string' ? { reloadId } : {}),
+      };
+    });
+  }
+
+  /** Lists stored files of one kind. */
+  async listStorage(kind: StorageKind): Promise<StoredFile[]> {
+    return this.call(async () =>
+      this.http.get(`v3/services/haproxy/storage/${kind}`).json<StoredFile[]>(),
+    );
+  }
+
+  /** Reads one stored file's content, or undefined when it does not exist. */
+  async readStorage(kind: StorageKind, name: string): Promise<string | undefined> {
+    try {
+      return await this.call(async () =>
+        this.http.get(`v3/services/haproxy/storage/${kind}/${encodeURIComponent(name)}`).text(),
+      );
+    } catch (e) {
+      if (e instanceof DataplaneRequestError && e.status === 404) return undefined;
+      throw e;
+    }
+  }
+
+  /** Creates or replaces a stored file without reloading. */
+  async writeStorage(
+    kind: StorageKind,
+    name: string,
+    content: string,
+    exists: boolean,
+  ): Promise<void> {
+    const path = `v3/services/haproxy/storage/${kind}`;
+    await this.call(async () => {
+      if (exists) {
+        await this.http.put(`${path}/${encodeURIComponent(name)}`, {
+          body: content,
+          headers: { 'content-type': 'text/plain' },
+          searchParams: { skip_reload: 'true' },
+        });
+      } else {
+        const form = new FormData();
+        form.append('file_upload', new Blob([content]), name);
+        await this.http.post(path, { body: form });
+      }
+    });
+  }
+
+  /** Deletes a stored file without reloading. */
+  async deleteStorage(kind: StorageKind, name: string): Promise<void> {
+    await this.call(async () =>
+      this.http.delete(`v3/services/haproxy/storage/${kind}/${encodeURIComponent(name)}`, {
+        searchParams: { skip_reload: 'true' },
+      }),
+    );
+  }
+
+  /** The status of one reload. */
+  async reload(id: string): Promise<ReloadStatus> {
+    return this.call(async () =>
+      this.http.get(`v3/services/haproxy/reloads/${encodeURIComponent(id)}`).json<ReloadStatus>(),
+    );
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw translate(e, this.endpoint.url);
+    }
+  }
+}
+
+/** Maps HTTP failures onto haptic errors, keeping the API's own message. */
+function translate(e: unknown, url: string): Error {
+  if (e instanceof HTTPError) {
+    const status = e.response.statusCode;
+    const message = apiMessage(e.response.body) ?? `HTTP ${status}`;
+    if (status === 409 && /version mismatch/i.test(message))
+      return new DataplaneVersionConflictError(message, { cause: e });
+    if (status === 400 && /config|haproxy|reload/i.test(message))
+      return new DataplaneConfigRejectedError(message, { cause: e });
+    return new DataplaneRequestError(`${url}: ${message}`, status, { cause: e });
+  }
+  if (e instanceof RequestError)
+    return new DataplaneRequestError(`${url}: ${e.code ?? e.message}`, undefined, { cause: e });
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+function apiMessage(body: unknown): string | undefined {
+  try {
+    const parsed = JSON.parse(String(body)) as { message?: unknown };
+    return typeof parsed.message === 'string' ? parsed.message : undefined;
+  } catch {
+    return typeof body === 'string' && body.length > 0 ? body.slice(0, 500) : undefined;
+  }
+}

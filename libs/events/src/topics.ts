@@ -1,0 +1,86 @@
+import type { FieldProblem, TemplateConfig } from '#core';
+import type { ValidatedRender } from './ports.js';
+
+/** One object a watch saw change. */
+export interface ObjectRef {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/** A HAProxy pod found by the config's podSelector, whose Dataplane container is ready. */
+export interface HaproxyPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly address: string;
+  readonly dataplanePort: number;
+  readonly uid?: string;
+}
+
+/** Dataplane API credentials from the credentials Secret (never logged, redacted in /debug). */
+export interface DataplaneCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/**
+ * Fact topics: ordered, never dropped. Names are `noun.past-verb`. Payloads are immutable facts;
+ * the envelope (BusEvent) adds seq, timestamp and correlation id.
+ */
+export interface HapticFacts {
+  /** A watched object was added, changed or deleted, or a whole type was re-listed. */
+  'resource.changed': {
+    readonly watched: string;
+    readonly change: 'added' | 'modified' | 'deleted' | 'relisted';
+    readonly object?: ObjectRef;
+  };
+  /** Every watch has delivered its first list. */
+  'index.synced': { readonly watched: readonly string[] };
+  /** A HAProxyTemplateConfig was parsed and accepted. */
+  'config.accepted': { readonly name: string; readonly generation: number };
+  /** A HAProxyTemplateConfig was refused; the last good one keeps serving. */
+  'config.rejected': { readonly name: string; readonly problems: readonly FieldProblem[] };
+  /** The reconcile loop decided to render. */
+  'reconcile.triggered': { readonly reason: string; readonly coalesced: number };
+  /** A render finished; `hash` identifies its outputs. */
+  'render.completed': { readonly hash: string; readonly durationMs: number };
+  'render.failed': { readonly reason: string };
+  /** One object was left out of a render because of its content. */
+  'object.quarantined': {
+    readonly watched: string;
+    readonly object: ObjectRef;
+    readonly reason: string;
+  };
+  'validation.completed': { readonly hash: string; readonly durationMs: number };
+  'validation.failed': { readonly hash: string; readonly reason: string };
+  /** A configuration reached one HAProxy pod. */
+  'deploy.completed': {
+    readonly pod: string;
+    readonly hash: string;
+    readonly reloaded: boolean;
+    readonly runtimeOperations: number;
+    readonly durationMs: number;
+  };
+  'deploy.failed': { readonly pod: string; readonly hash: string; readonly reason: string };
+}
+
+/** State topics: the latest value; a late subscriber gets it at once. */
+export interface HapticStates {
+  /** The HAProxy pods to deploy to, sorted by namespace/name. */
+  'haproxy.pods': readonly HaproxyPod[];
+  'dataplane.credentials': DataplaneCredentials;
+  /** The config in force (the last one accepted). */
+  'config.current': TemplateConfig;
+  /** The newest render, not yet validated (validation takes it from here; latest wins). */
+  'render.rendered': ValidatedRender;
+  /** The newest render that passed validation: the deployer deploys only this (latest wins). */
+  'render.validated': ValidatedRender;
+  /** Whether this replica leads. */
+  'leader.status': {
+    readonly isLeader: boolean;
+    readonly identity: string;
+    readonly holder?: string;
+  };
+}
+
+export type HapticFactTopic = keyof HapticFacts;
+export type HapticStateTopic = keyof HapticStates;

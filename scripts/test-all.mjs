@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `npm test`: every check the project has, in order, with one summary at the end.
+// Static checks count as one test each; Vitest projects count their tests (read from a JSON report).
+// The last line is `N passed, N failed` summed over every runner; the exit code is non-zero on any failure.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cache = `${root}.cache/test`;
+mkdirSync(cache, { recursive: true });
+
+/** Static checks: each passes or fails as a whole. */
+const checks = [
+  ['build', 'npm', ['run', '--silent', 'build']],
+  ['type-check', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
+  ['lint', 'npx', ['eslint', '.']],
+  ['format', 'npx', ['prettier', '--check', '.']],
+  ['import rules', 'npm', ['run', '--silent', 'arch']],
+];
+
+/** Vitest projects, run one after another (integration and e2e run their files serially). */
+const suites = [
+  { name: 'unit', args: ['--project', 'unit'] },
+  { name: 'integration', args: ['--project', 'integration'] },
+  { name: 'e2e', args: ['--project', 'e2e'] },
+];
+
+const only = process.argv.slice(2);
+const selected = (name) => only.length === 0 || only.includes(name);
+
+function run(cmd, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const results = [];
+for (const [name, cmd, args] of checks.filter(([n]) => selected(n))) {
+  process.stdout.write(`\n── ${name} ──\n`);
+  const started = Date.now();
+  const code = await run(cmd, args);
+  results.push({
+    name,
+    passed: code === 0 ? 1 : 0,
+    failed: code === 0 ? 0 : 1,
+    ms: Date.now() - started,
+  });
+}
+
+for (const suite of suites.filter((s) => selected(s.name))) {
+  process.stdout.write(`\n── tests: ${suite.name} ──\n`);
+  const report = `${cache}/${suite.name}.json`;
+  rmSync(report, { force: true });
+  const started = Date.now();
+  const code = await run('npx', [
+    'vitest',
+    'run',
+    ...suite.args,
+    '--passWithNoTests',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+  ]);
+  let passed = 0;
+  let failed = code === 0 ? 0 : 1;
+  if (existsSync(report)) {
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    passed = r.numPassedTests;
+    failed =
+      r.numFailedTests +
+      (r.numFailedTestSuites > 0 && r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
+    if (code !== 0 && failed === 0) failed = 1; // the runner failed outside any test
+  }
+  results.push({ name: `tests: ${suite.name}`, passed, failed, ms: Date.now() - started });
+}
+
+const total = results.reduce(
+  (t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed }),
+  { passed: 0, failed: 0 },
+);
+process.stdout.write('\n── summary ──\n');
+for (const r of results) {
+  process.stdout.write(
+    `${r.failed ? 'FAIL' : 'ok  '} ${r.name.padEnd(24)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed  ${(r.ms / 1000).toFixed(1)} s\n`,
+  );
+}
+writeFileSync(`${cache}/summary.json`, JSON.stringify({ ...total, results }, null, 2));
+process.stdout.write(`${total.passed} passed, ${total.failed} failed\n`);
+process.exitCode = total.failed > 0 ? 1 : 0;
