@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { AgentContext } from './agent-context.js';
 import { createApiServer } from './api/server.js';
 import { agentPaths, fragmentText } from './haproxy/haproxy-paths.js';
@@ -9,7 +10,7 @@ import { detectHaproxyVersion, type HaproxyVersion } from './haproxy/haproxy-ver
 import { ConfigFile, withVersion, writeAtomic } from './lib/config-file.js';
 import { Credentials, type CredentialSource } from './lib/credentials.js';
 import { Mutex } from './lib/mutex.js';
-import { Reloader } from './lib/reloader.js';
+import { Reloader, type ReloadRecord } from './lib/reloader.js';
 import { RequestLog } from './lib/request-log.js';
 import { Transactions } from './lib/transactions.js';
 
@@ -91,11 +92,16 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     `haproxy ${version.full} master pid ${haproxy.pid} (${haproxy.adopted ? 'adopted' : 'started'})`,
   );
   const haproxyLock = new Mutex();
-  const reloader = new Reloader(
+  const historyFile = join(paths.runDir, 'reloads.json');
+  const reloader: Reloader = new Reloader(
     () => haproxy.reload(),
     haproxyLock,
     options.reloadDelayMs ?? 100,
-    (r) => log(`reload ${r.id} ${r.status}`),
+    (r) => {
+      log(`reload ${r.id} ${r.status}`);
+      writeAtomic(historyFile, JSON.stringify(reloader.list()));
+    },
+    readHistory(historyFile),
   );
   const context: AgentContext = {
     paths,
@@ -176,4 +182,14 @@ function startWatchdog(
       clearInterval(timer);
     },
   };
+}
+
+/** The reload history a previous agent run left (empty when none or unreadable). */
+function readHistory(file: string): ReloadRecord[] {
+  try {
+    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(v) ? (v as ReloadRecord[]) : [];
+  } catch {
+    return [];
+  }
 }

@@ -103,6 +103,33 @@ afterAll(async () => {
 });
 
 describe('runtime changes', () => {
+  it('replaces a map larger than one CLI buffer atomically (chunked payloads)', async () => {
+    const pid = await workerPid(t.agent);
+    const entries = Array.from({ length: 3000 }, (_, i) => ({
+      key: `host-${i}.bulk.example`,
+      value: 'be_b',
+    }));
+    entries.push({ key: 'a.example', value: 'be_a' }, { key: 'b.example', value: 'be_b' });
+    const body = JSON.stringify(entries);
+    expect(body.length).toBeGreaterThan(3 * 16_384);
+    const put = await t.api.putJson(`${S}/runtime/maps/hosts.map`, entries);
+    expect(put.status, put.body).toBe(201);
+    const back = await t.api.get(`${S}/runtime/maps/hosts.map/entries`);
+    expect(back.json<unknown[]>()).toHaveLength(entries.length);
+    expect(await get('host-2999.bulk.example')).toBe('b');
+    expect(
+      readFileSync(join(t.agent.configDir, 'maps', 'hosts.map'), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toHaveLength(entries.length);
+    // back to the small map the next test starts from
+    expect(
+      (await t.api.putJson(`${S}/runtime/maps/hosts.map`, [{ key: 'a.example', value: 'be_a' }]))
+        .status,
+    ).toBe(201);
+    expect(await workerPid(t.agent)).toBe(pid);
+  });
+
   it('change what HAProxy serves without a reload, and survive a later reload', async () => {
     const pid = await workerPid(t.agent);
     const version = await t.api.version();
@@ -156,8 +183,26 @@ describe('runtime changes', () => {
     expect(cert.status, cert.body).toBe(200);
     expect(await servedCn()).toBe('site2.example');
 
+    // a configuration pushed with skip_reload plus X-Runtime-Actions: file and runtime agree, no reload
+    const cfgNow = (await t.api.get(`${S}/configuration/raw`)).body.replace(
+      /server dyn (\S+)/,
+      'server dyn $1 weight 7',
+    );
+    const withActions = await t.api.request(
+      'POST',
+      `${S}/configuration/raw?version=${version}&skip_reload=true`,
+      {
+        body: cfgNow,
+        contentType: 'text/plain',
+        headers: { 'X-Runtime-Actions': 'SetServerWeight be_b dyn 7' },
+      },
+    );
+    expect(withActions.status, withActions.body).toBe(201);
+    const dyn = await t.api.get(`${S}/runtime/backends/be_b/servers/dyn`);
+    expect(dyn.json<{ uweight: number }>().uweight).toBe(7);
+
     expect(await workerPid(t.agent)).toBe(pid);
-    expect(await t.api.version()).toBe(version);
+    expect(await t.api.version()).toBe(version + 1);
     const cfg = readFileSync(t.agent.context.paths.configFile, 'utf8');
     expect(cfg).toContain(`server s1 127.0.0.1:${up.c.port}`);
     expect(cfg).toMatch(new RegExp(`server dyn 127.0.0.1:${up.d.port}`));

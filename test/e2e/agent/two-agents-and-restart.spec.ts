@@ -65,6 +65,30 @@ describe('several agents on one machine', () => {
   });
 });
 
+describe('optimistic locking', () => {
+  it('lets exactly one of several concurrent writers with the same version win', async () => {
+    const t = await startTestAgent();
+    started.push(t);
+    const port = await freePort();
+    const v = await t.api.version();
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) =>
+        t.api.text(
+          'POST',
+          `/v3/services/haproxy/configuration/raw?version=${v}`,
+          config(`writer-${i}`, port),
+        ),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([202, 409, 409, 409, 409]);
+    expect(
+      answers.filter((a) => a.status === 409).every((a) => a.body.includes('version mismatch')),
+    ).toBe(true);
+    expect(await t.api.version()).toBe(v + 1);
+  });
+});
+
 describe('restart safety', () => {
   it('adopts the running HAProxy, or restarts it on the last configuration', async () => {
     const port = await freePort();
@@ -100,6 +124,14 @@ describe('restart safety', () => {
     expect(await workerPid(second)).toBe(worker);
     expect(await t2.version()).toBe(version);
     expect((await t2.get('/v3/health')).json()).toEqual({ haproxy: 'up' });
+    // the reload history (and its ids) carries over to the new agent
+    const reloadId = r.headers.get('reload-id');
+    const history = (await t2.get('/v3/services/haproxy/reloads')).json<
+      { id: string; status: string }[]
+    >();
+    expect(history.length).toBeGreaterThan(0);
+    if (reloadId) expect(history.map((h) => h.id)).toContain(reloadId);
+    expect(history.every((h) => h.status !== 'in_progress')).toBe(true);
 
     // HAProxy died while no agent was running: the next agent starts it on the last config
     await second.close({ keepHaproxy: false });

@@ -89,6 +89,24 @@ describe('Reloader', () => {
     expect(runs).toBe(2);
   });
 
+  it('continues the history of a previous run (no id handed out twice)', () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const prev = [
+      { id: `${today}-4`, status: 'succeeded' as const },
+      { id: `${today}-5`, status: 'in_progress' as const },
+    ];
+    const r = new Reloader(
+      () => Promise.resolve({ ok: true, response: '' }),
+      new Mutex(),
+      1000,
+      () => {},
+      prev,
+    );
+    expect(r.get(`${today}-5`)?.status).toBe('failed');
+    expect(r.request().id).toBe(`${today}-6`);
+    void r.close();
+  });
+
   it('records a failed reload with HAProxy output', async () => {
     const r = new Reloader(
       () => Promise.resolve({ ok: false, response: '[ALERT] bad' }),

@@ -9,6 +9,9 @@ export interface ReloadRecord {
   response?: string;
 }
 
+/** How many reloads are kept (and persisted). */
+const HISTORY = 200;
+
 interface Pending {
   readonly record: ReloadRecord;
   readonly done: Promise<ReloadRecord>;
@@ -32,7 +35,23 @@ export class Reloader {
     private readonly lock: Mutex,
     private readonly delayMs: number,
     private readonly onDone: (r: ReloadRecord, o: ReloadOutcome | undefined) => void = () => {},
-  ) {}
+    previous: readonly ReloadRecord[] = [],
+  ) {
+    // Continue the history of a previous agent run, so ids are never handed out twice.
+    for (const r of previous.slice(-HISTORY)) {
+      this.history.push(
+        r.status === 'in_progress'
+          ? { ...r, status: 'failed', response: 'agent restarted during the reload' }
+          : r,
+      );
+    }
+    const last = this.history.at(-1)?.id;
+    const m = last ? /^(\d{4}-\d{2}-\d{2})-(\d+)$/.exec(last) : null;
+    if (m) {
+      this.day = m[1] ?? '';
+      this.seq = Number(m[2]);
+    }
+  }
 
   /** Queues a reload (or joins the queued one) and returns its record at once. */
   request(): ReloadRecord {
@@ -70,7 +89,7 @@ export class Reloader {
     if (this.closed) throw new Error('agent is shutting down');
     const record: ReloadRecord = { id: this.nextId(), status: 'in_progress' };
     this.history.push(record);
-    if (this.history.length > 500) this.history.shift();
+    if (this.history.length > HISTORY) this.history.shift();
     let fire!: () => void;
     const started = new Promise<void>((resolve) => (fire = resolve));
     const timer = setTimeout(fire, this.delayMs);

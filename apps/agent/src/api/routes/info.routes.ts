@@ -122,6 +122,6 @@ export function infoRoutes(router: Router, ctx: AgentContext): void {
   });
   router.add('GET', '/v3/services/haproxy/runtime/info', async () => {
     const reply = await ctx.haproxyLock.run(() => ctx.haproxy.admin.send('show info'));
-    return json(200, [{ info: processInfo(reply), runtimeAPI: ctx.paths.adminSocket }][0]);
+    return json(200, { info: processInfo(reply), runtimeAPI: ctx.paths.adminSocket });
   });
 }

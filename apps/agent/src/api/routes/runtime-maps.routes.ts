@@ -47,7 +47,6 @@ function mapView(ctx: AgentContext, m: RuntimeMap): Record<string, unknown> {
 export function runtimeMapsRoutes(router: Router, ctx: AgentContext): void {
   const base = '/v3/services/haproxy/runtime/maps';
   const locked = <T>(fn: () => Promise<T>) => ctx.haproxyLock.run(fn);
-  const entryOf = (req: ApiRequest) => req.params.id ?? '';
 
   router.add('GET', base, () =>
     locked(async () =>
@@ -90,6 +89,13 @@ export function runtimeMapsRoutes(router: Router, ctx: AgentContext): void {
       return empty(204);
     });
   });
+  mapEntriesRoutes(router, ctx, base);
+}
+
+/** `runtime/maps/{parent_name}/entries[/{id}]`: one entry at a time, written through to disk. */
+function mapEntriesRoutes(router: Router, ctx: AgentContext, base: string): void {
+  const locked = <T>(fn: () => Promise<T>) => ctx.haproxyLock.run(fn);
+  const entryOf = (req: ApiRequest) => req.params.id ?? '';
   router.add('GET', `${base}/{parent_name}/entries`, (req) =>
     locked(async () => {
       const m = await findRuntimeMap(ctx.haproxy.admin, req.params.parent_name ?? '');

@@ -41,7 +41,16 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
     if (store.exists(name)) throw new ApiError(409, `file ${name} already exists`);
     if (isCertificate(content)) throw new ApiError(400, `${name} is a certificate, not a crt-list`);
     store.write(name, content);
-    return json(201, store.describe(name));
+    const d = store.describe(name);
+    // Re-created while the running configuration still names it: HAProxy reads it on reload.
+    return (
+      reloadOr(name, json(201, d)) ??
+      reloadAfterWrite(ctx, req, {
+        skipped: json(201, d),
+        forced: json(201, d),
+        queued: (id) => json(202, d, { 'Reload-ID': id }),
+      })
+    );
   });
   router.add('GET', `${base}/{name}`, (req) =>
     Promise.resolve({
@@ -79,6 +88,19 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
       })
     );
   });
+  crtListEntriesRoutes(router, ctx, base, store, readList);
+}
+
+/** `storage/ssl_crt_lists/{name}/entries`: add and remove crt-list lines. */
+function crtListEntriesRoutes(
+  router: Router,
+  ctx: AgentContext,
+  base: string,
+  store: StorageDir,
+  readList: (name: string) => string,
+): void {
+  const reloadOr = (name: string, ok: ReturnType<typeof json>) =>
+    referenced(ctx, name) ? undefined : ok;
   router.add('GET', `${base}/{name}/entries`, (req) =>
     Promise.resolve(json(200, parseCrtList(readList(req.params.name ?? '')))),
   );

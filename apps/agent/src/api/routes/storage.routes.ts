@@ -90,7 +90,10 @@ function certsStorage(router: Router, ctx: AgentContext): void {
   router.add('POST', base, async (req) => {
     const name = await create(req, store, checkPem);
     // A new file is served only by a bind that loads the whole directory (after a reload).
-    if (!sslDirLoaded(ctx) && !boolParam(req, 'force_reload')) return json(201, view(name));
+    // (or a configuration that still names it, after a delete with skip_reload)
+    if (!sslDirLoaded(ctx) && !referenced(ctx, name) && !boolParam(req, 'force_reload')) {
+      return json(201, view(name));
+    }
     return reloadAfterWrite(ctx, req, {
       skipped: json(201, view(name)),
       forced: json(201, view(name)),
