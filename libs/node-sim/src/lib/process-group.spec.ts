@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,11 @@ import { GroupProcess, markedProcesses } from './process-group.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hns-proc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Polls until `check` holds (bounded), so a slow machine does not make the test flaky. */
+async function eventually(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+}
 
 const alive = (pid: number): boolean => {
   try {
@@ -27,7 +32,7 @@ describe('GroupProcess', () => {
       cwd: dir,
       logFile: join(dir, 'a.log'),
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => markedProcesses('MARK', marker).length === 2);
     expect(markedProcesses('MARK', marker).length).toBe(2);
     const exit = await p.stop(5000);
     expect(exit.signal).toBe('SIGTERM');
@@ -37,12 +42,12 @@ describe('GroupProcess', () => {
   it('falls back to SIGKILL after the grace period', async () => {
     const p = new GroupProcess({
       command: 'sh',
-      args: ['-c', 'trap "" TERM; while true; do sleep 0.1; done'],
+      args: ['-c', 'trap "" TERM; touch trapped; while true; do sleep 0.1; done'],
       env: { PATH: process.env['PATH'] ?? '' },
       cwd: dir,
       logFile: join(dir, 'b.log'),
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => existsSync(join(dir, 'trapped')));
     const exit = await p.stop(300);
     expect(exit.signal).toBe('SIGKILL');
     expect(alive(p.pid!)).toBe(false);
