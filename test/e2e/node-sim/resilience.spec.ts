@@ -133,6 +133,42 @@ describe('node-sim survives API faults', () => {
     }
   });
 
+  it('runs a bare pod after its init container completed', async () => {
+    await cluster.core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: { name: 'with-init', labels: { role: 'init-test' } },
+        spec: {
+          initContainers: [
+            { name: 'prepare', image: 'ghcr.io/haptic/haptic:dev', args: ['version'] },
+          ],
+          containers: [
+            {
+              name: 'echo',
+              image: 'ghcr.io/haptic/haptic-echo:dev',
+              readinessProbe: { tcpSocket: { port: 3000 }, periodSeconds: 1 },
+            },
+          ],
+        },
+      },
+    });
+    const pod = await until('pod with init ready', async () => {
+      const p = await cluster.core.readNamespacedPod({ name: 'with-init', namespace: NS });
+      return (
+        p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && p
+      );
+    });
+    expect(pod.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+    expect(pod.status?.initContainerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 0,
+      reason: 'Completed',
+    });
+    const answer = (await (await fetch(`http://${pod.status!.podIP}:3000/`)).json()) as {
+      path: string;
+    };
+    expect(answer.path).toBe('/');
+  });
+
   it('stops cleanly afterwards', async () => {
     expect(await cluster.stopNodeSim()).toBe(0);
     expect(cluster.leftovers()).toEqual([]);

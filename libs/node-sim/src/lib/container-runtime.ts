@@ -77,6 +77,11 @@ export class ContainerRuntime {
     if (changed) this.deps.onChange();
   }
 
+  /** True when the container ran to completion with exit code 0 (what an init container must do). */
+  get completed(): boolean {
+    return this.state.terminated?.exitCode === 0;
+  }
+
   /** True once a plan was given (the container is started, or played by a sibling). */
   get launched(): boolean {
     return this.plan !== undefined;

@@ -1,8 +1,11 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
+import type { V1Container, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
 import { planLaunch, type LaunchPlan } from './container-command.js';
 import { ContainerRuntime, type BackoffPolicy } from './container-runtime.js';
+import type { ProcessSpec } from './process-group.js';
+
+type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
 import { ruleFor, type ImageRule } from './image-table.js';
 import { ContainerConfigError, containerEnv, type ObjectLookup } from './pod-env.js';
 import { pathMapper, syncVolumes, VolumeMountError, type PathMapper } from './pod-volumes.js';
@@ -62,6 +65,7 @@ function baseEnv(podDir: string): Record<string, string> {
 export class PodRuntime {
   pod: V1Pod;
   readonly containers: ContainerRuntime[] = [];
+  readonly initContainers: ContainerRuntime[] = [];
   terminating = false;
   private readonly startTime = new Date();
   private readonly transitions = new Map<string, { status: string; at: Date }>();
@@ -113,39 +117,54 @@ export class PodRuntime {
     return saDir;
   }
 
-  /** Creates the pod folder and starts every container (a problem with one is reported on it). */
+  private newRuntime(container: V1Container, init: boolean): ContainerRuntime {
+    const policy = (this.pod.spec?.restartPolicy as RestartPolicy | undefined) ?? 'Always';
+    return new ContainerRuntime(container, {
+      // An init container runs to completion: retried on failure unless the pod never restarts.
+      restartPolicy: init ? (policy === 'Never' ? 'Never' : 'OnFailure') : policy,
+      backoff: this.deps.backoff,
+      probePeriodScale: this.deps.probePeriodScale,
+      probeTarget: {
+        podIP: this.deps.podIP,
+        ports: container.ports ?? [],
+        env: {},
+        cwd: this.deps.podDir,
+        mapPath: pathMapper(container, this.deps.podDir, this.saDir),
+      },
+      onChange: this.deps.onChange,
+    });
+  }
+
+  /** Creates the pod folder and starts the init containers one by one, then every container. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    const saDir = await this.prepareFolder();
-    this.saDir = saDir;
-    const spec = this.pod.spec;
-    for (const container of spec?.containers ?? []) {
-      const runtime = new ContainerRuntime(container, {
-        restartPolicy:
-          (spec?.restartPolicy as 'Always' | 'OnFailure' | 'Never' | undefined) ?? 'Always',
-        backoff: this.deps.backoff,
-        probePeriodScale: this.deps.probePeriodScale,
-        probeTarget: {
-          podIP: this.deps.podIP,
-          ports: container.ports ?? [],
-          env: {},
-          cwd: this.deps.podDir,
-          mapPath: pathMapper(container, this.deps.podDir, saDir),
-        },
-        onChange: this.deps.onChange,
-      });
-      this.containers.push(runtime);
-    }
+    this.saDir = await this.prepareFolder();
+    for (const c of this.pod.spec?.initContainers ?? [])
+      this.initContainers.push(this.newRuntime(c, true));
+    for (const c of this.pod.spec?.containers ?? [])
+      this.containers.push(this.newRuntime(c, false));
     await this.startPending();
   }
 
+  /** True once every init container has completed successfully. */
+  get initialized(): boolean {
+    return this.initContainers.every((c) => c.completed);
+  }
+
   /**
-   * Starts every container not started yet, once the pod's volumes can be filled; containers held
-   * back by a missing Secret or ConfigMap are retried on every sync, as the kubelet does.
+   * Starts what may start now: the next init container once its predecessor completed, then every
+   * container not started yet, once the pod's volumes can be filled. Containers held back by a
+   * missing Secret or ConfigMap are retried on every sync, as the kubelet does.
    */
   private async startPending(): Promise<void> {
-    const pending = this.containers.filter((c) => !c.launched);
+    const nextInit = this.initContainers.find((c) => !c.completed);
+    const pending =
+      nextInit === undefined
+        ? this.containers.filter((c) => !c.launched)
+        : nextInit.launched
+          ? []
+          : [nextInit];
     if (pending.length === 0) return;
     try {
       await this.syncVolumes();
@@ -155,75 +174,77 @@ export class PodRuntime {
         c.setWaiting('ContainerCreating', `MountVolume failed: ${e.message}`);
       return;
     }
-    const saDir = this.saDir;
     const agent = this.containers.find(
       (c) => ruleFor(c.container, this.deps.imageTable)?.runner === 'agent',
     )?.container.name;
-    for (const runtime of pending) {
-      const container = runtime.container;
-      const rule = ruleFor(container, this.deps.imageTable);
-      if (rule === undefined) {
-        runtime.setWaiting(
-          'ErrImagePull',
-          `node-sim has no runner for image "${container.image}" (see the node-sim image table)`,
-        );
-        continue;
-      }
-      try {
-        const mapPath = pathMapper(container, this.deps.podDir, saDir);
-        const facts = {
-          podIP: this.deps.podIP,
-          hostIP: this.deps.hostIP,
-          nodeName: this.deps.nodeName,
-        };
-        const env = mapEnvPaths(
-          {
-            POD_IP: this.deps.podIP,
-            ...containerEnv(this.pod, container, facts, this.deps.lookup),
-          },
-          mapPath,
-        );
-        const plan: LaunchPlan = planLaunch(container, rule, {
-          podIP: this.deps.podIP,
-          podDir: this.deps.podDir,
-          env,
-          mapPath,
-          ...(agent === undefined || agent === container.name ? {} : { agentContainer: agent }),
-        });
-        for (const [path, content] of Object.entries(plan.files)) {
-          await mkdir(dirname(path), { recursive: true });
-          await writeFile(path, content, { mode: 0o600 });
-        }
-        const fullEnv = {
-          ...baseEnv(this.deps.podDir),
-          ...env,
-          KUBECONFIG: join(this.deps.podDir, 'kubeconfig'),
-          ...this.deps.marker,
-          [POD_MARKER_ENV]: this.pod.metadata?.uid ?? '-',
-        };
-        const command = this.deps.hapticCommand[0] ?? process.execPath;
-        const spec =
-          plan.coveredBy === undefined
-            ? {
-                command,
-                args: [...this.deps.hapticCommand.slice(1), ...plan.args],
-                env: fullEnv,
-                cwd: this.deps.podDir,
-                logFile: join(this.deps.podDir, 'logs', `${container.name}.log`),
-              }
-            : undefined;
-        runtime.start(plan, spec);
-      } catch (e) {
-        if (!(e instanceof PodUnsupportedError)) throw e;
-        const reason =
-          e instanceof ContainerConfigError
-            ? 'CreateContainerConfigError'
-            : e instanceof VolumeMountError
-              ? 'ContainerCreating'
-              : 'CreateContainerError';
-        runtime.setWaiting(reason, e.message);
-      }
+    for (const runtime of pending) await this.launch(runtime, agent);
+  }
+
+  /** Starts one container by its image-table rule, or reports on it why it cannot start. */
+  private async launch(runtime: ContainerRuntime, agent: string | undefined): Promise<void> {
+    const container = runtime.container;
+    const rule = ruleFor(container, this.deps.imageTable);
+    if (rule === undefined) {
+      runtime.setWaiting(
+        'ErrImagePull',
+        `node-sim has no runner for image "${container.image}" (see the node-sim image table)`,
+      );
+      return;
     }
+    try {
+      const mapPath = pathMapper(container, this.deps.podDir, this.saDir);
+      const facts = {
+        podIP: this.deps.podIP,
+        hostIP: this.deps.hostIP,
+        nodeName: this.deps.nodeName,
+      };
+      const env = mapEnvPaths(
+        { POD_IP: this.deps.podIP, ...containerEnv(this.pod, container, facts, this.deps.lookup) },
+        mapPath,
+      );
+      const covered =
+        agent === undefined || agent === container.name ? {} : { agentContainer: agent };
+      const plan = planLaunch(container, rule, {
+        podIP: this.deps.podIP,
+        podDir: this.deps.podDir,
+        env,
+        mapPath,
+        ...covered,
+      });
+      for (const [path, content] of Object.entries(plan.files)) {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, content, { mode: 0o600 });
+      }
+      runtime.start(
+        plan,
+        plan.coveredBy === undefined ? this.processSpec(container.name, plan, env) : undefined,
+      );
+    } catch (e) {
+      if (!(e instanceof PodUnsupportedError)) throw e;
+      const reason =
+        e instanceof ContainerConfigError
+          ? 'CreateContainerConfigError'
+          : e instanceof VolumeMountError
+            ? 'ContainerCreating'
+            : 'CreateContainerError';
+      runtime.setWaiting(reason, e.message);
+    }
+  }
+
+  private processSpec(name: string, plan: LaunchPlan, env: Record<string, string>): ProcessSpec {
+    return {
+      command: this.deps.hapticCommand[0] ?? process.execPath,
+      args: [...this.deps.hapticCommand.slice(1), ...plan.args],
+      env: {
+        ...baseEnv(this.deps.podDir),
+        ...env,
+        KUBECONFIG: join(this.deps.podDir, 'kubeconfig'),
+        ...this.deps.marker,
+        [POD_MARKER_ENV]: this.pod.metadata?.uid ?? '-',
+      },
+      cwd: this.deps.podDir,
+      logFile: join(this.deps.podDir, 'logs', `${name}.log`),
+    };
   }
 
   /** Takes the newest pod object; refreshes mounted Secrets/ConfigMaps and mirrored containers. */
@@ -263,7 +284,9 @@ export class PodRuntime {
   async terminate(graceSeconds: number): Promise<void> {
     this.terminating = true;
     this.deps.onChange();
-    await Promise.all(this.containers.map((c) => c.stop(graceSeconds * 1000)));
+    await Promise.all(
+      [...this.initContainers, ...this.containers].map((c) => c.stop(graceSeconds * 1000)),
+    );
     // A process that left its group (the agent's HAProxy runs in its own session) still carries the pod marker.
     for (const pid of markedProcesses(POD_MARKER_ENV, this.pod.metadata?.uid ?? '-')) killPid(pid);
     this.finished = true;
@@ -285,26 +308,23 @@ export class PodRuntime {
   /** The pod status as a kubelet would write it. */
   status(): V1PodStatus {
     const statuses = this.containers.map((c) => c.status());
+    const initFailed = this.initContainers.some(
+      (c) => c.status().state?.terminated !== undefined && !c.completed,
+    );
     const allTerminated =
       statuses.length > 0 && statuses.every((s) => s.state?.terminated !== undefined);
     const anyRunning = statuses.some(
       (s) => s.state?.running !== undefined || s.lastState?.terminated !== undefined,
     );
-    const failed = statuses.some((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
-    const phase =
-      allTerminated && !this.terminating
-        ? failed
-          ? 'Failed'
-          : 'Succeeded'
-        : anyRunning
-          ? 'Running'
-          : 'Pending';
+    const failed = initFailed || statuses.some((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
+    const done = (allTerminated || initFailed) && !this.terminating;
+    const phase = done ? (failed ? 'Failed' : 'Succeeded') : anyRunning ? 'Running' : 'Pending';
     const ready = this.ready;
     return {
       phase,
       conditions: [
         this.condition('PodReadyToStartContainers', true),
-        this.condition('Initialized', true),
+        this.condition('Initialized', this.initialized),
         this.condition('Ready', ready),
         this.condition('ContainersReady', ready),
         this.condition('PodScheduled', true),
@@ -314,6 +334,9 @@ export class PodRuntime {
       podIP: this.deps.podIP,
       podIPs: [{ ip: this.deps.podIP }],
       startTime: this.startTime,
+      ...(this.initContainers.length === 0
+        ? {}
+        : { initContainerStatuses: this.initContainers.map((c) => c.status()) }),
       containerStatuses: statuses,
       qosClass: 'BestEffort',
     };
