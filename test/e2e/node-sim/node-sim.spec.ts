@@ -147,6 +147,7 @@ describe('node-sim runs kube-sim workloads as processes', () => {
     const before = (await slice())!;
     const victim = before.endpoints[0]!;
     const watch = await cluster.watchSlices(NS);
+    const t0 = Date.now();
     await cluster.core.deleteNamespacedPod({ name: victim.targetRef!.name!, namespace: NS });
     const after = await until('victim gone and ten ready again', async () => {
       const s = await slice();
@@ -156,6 +157,9 @@ describe('node-sim runs kube-sim workloads as processes', () => {
         s
       );
     });
+    console.log(
+      `deleted pod gone from the slice and replaced in ${Date.now() - t0} ms (preStop sleep 1 s)`,
+    );
     watch.stop();
     const seen = watch.events
       .flatMap((s) => s.endpoints ?? [])
