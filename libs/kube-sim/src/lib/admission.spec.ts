@@ -252,4 +252,36 @@ describe('validating admission webhooks', () => {
     expect(none.code).toBe(500);
     expect(none.body.message).toContain('no endpoints available for service "hook"');
   });
+
+  it('keeps optimistic concurrency while writes await a webhook: one conditional winner, no lost merges', async () => {
+    delayMs = 20;
+    await sim.apply(vwc({}));
+    const created = (await call('POST', ingresses, ing('race', 'a.example.com'))).body;
+    const puts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('PUT', `${ingresses}/race`, {
+          ...created,
+          spec: { rules: [{ host: `h${i}.example.com` }] },
+        }),
+      ),
+    );
+    expect(puts.filter((p) => p.code === 200)).toHaveLength(1);
+    expect(puts.filter((p) => p.code === 409)).toHaveLength(7);
+    const merges = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call(
+          'PATCH',
+          `${ingresses}/race`,
+          {
+            metadata: { labels: { [`l${i}`]: 'x' } },
+            spec: { rules: [{ host: `m${i}.example.com` }] },
+          },
+          'application/merge-patch+json',
+        ),
+      ),
+    );
+    expect(merges.every((m) => m.code === 200)).toBe(true);
+    const final = (await call('GET', `${ingresses}/race`)).body;
+    expect(Object.keys(final.metadata.labels as object)).toHaveLength(8);
+  });
 });
