@@ -1,6 +1,6 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,20 @@ describe.each(kubectls())('kubectl session (%s)', (kubectl) => {
     expect(await ok('apply', '-f', join(fixtures, 'session.yaml'))).toContain(
       'ingress.networking.k8s.io/echo unchanged',
     );
+    const changed = join(dir, 'changed.yaml');
+    await writeFile(
+      changed,
+      (await readFile(join(fixtures, 'session.yaml'), 'utf8')).replace(
+        'echo.example.com',
+        'diff.example.com',
+      ),
+    );
+    const diff = await k('diff', '-f', changed);
+    expect(diff.code, diff.err).toBe(1); // kubectl diff: 1 means "differences found"
+    expect(diff.out).toMatch(/-\s+- host: echo\.example\.com\n\+\s+- host: diff\.example\.com/);
+    const ssa = await k('apply', '--server-side', '-f', changed);
+    expect(ssa.code).not.toBe(0);
+    expect(ssa.err).toContain('kube-sim does not implement server-side apply');
   });
 
   it('prints real columns with get', async () => {

@@ -43,6 +43,17 @@ function resilientInformer(core: CoreV1Api): {
   return { informer, errors };
 }
 
+/** Successful LIST requests of the watched collection so far (not watches). */
+function lists(): number {
+  return sim.requests.filter(
+    (r) =>
+      !r.watch &&
+      r.method === 'GET' &&
+      r.code === 200 &&
+      r.path === '/api/v1/namespaces/default/configmaps',
+  ).length;
+}
+
 function serverState(): Map<string, string> {
   return new Map(
     sim
@@ -98,14 +109,17 @@ describe('client-node against kube-sim', () => {
     await informer.start();
     await waitFor(() => sameState(informer), 10_000, 'initial sync');
 
-    sim.faults.closeWatches();
+    const listsBefore = lists();
+    expect(sim.faults.closeWatches()).toBe(1);
     await mutate();
     await waitFor(() => sameState(informer), 10_000, 'after closed watches');
+    expect(lists()).toBe(listsBefore); // resumed from its resourceVersion, no relist
 
     sim.faults.expireNextWatch();
     sim.faults.closeWatches();
     await mutate();
     await waitFor(() => sameState(informer), 10_000, 'after 410 on the next watch');
+    expect(lists()).toBe(listsBefore + 1); // 410 made it list again
 
     sim.faults.failRequests({ path: '/configmaps', code: 500, count: 2, method: 'GET' });
     sim.faults.expireNextWatch();
@@ -130,19 +144,23 @@ describe('client-node against kube-sim', () => {
     await waitFor(() => sameState(informer), 10_000, 'with latency');
     sim.faults.setLatency(0);
 
+    // While the informer's next watch is held back, history moves on and is compacted:
+    // that watch starts from a compacted resourceVersion, gets 410 and the informer lists again.
+    const listsBeforeCompaction = lists();
+    sim.faults.setLatency(300);
     sim.faults.closeWatches();
-    for (let i = 0; i < 250; i++)
-      await core.patchNamespacedConfigMap(
-        {
-          namespace: 'default',
-          name: 'cm-1',
-          body: { data: { i: String(i) } },
-        },
-        mergePatch,
-      );
+    await sim.apply(
+      Array.from({ length: 5 }, (_, i) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `late-${i}`, namespace: 'default' },
+        data: {},
+      })),
+    );
     sim.faults.compact();
-    await mutate();
     await waitFor(() => sameState(informer), 10_000, 'after compaction');
+    sim.faults.setLatency(0);
+    expect(lists()).toBeGreaterThan(listsBeforeCompaction);
 
     await informer.stop();
     expect(cacheState(informer)).toEqual(serverState());
@@ -189,5 +207,30 @@ describe('client-node against kube-sim', () => {
       (e: unknown) => e,
     );
     expect((dup as ApiException<unknown>).code).toBe(409);
+  });
+
+  it('talks to a TLS kube-sim with the CA and bearer token from its kubeconfig; a wrong token is 401', async () => {
+    const secure = await KubeSim.start({ tls: true });
+    try {
+      const tkc = new KubeConfig();
+      tkc.loadFromFile(secure.kubeconfigPath);
+      expect(tkc.getCurrentCluster()?.server).toMatch(/^https:/);
+      const names = (await tkc.makeApiClient(CoreV1Api).listNamespace()).items.map(
+        (n) => n.metadata!.name,
+      );
+      expect(names).toContain('default');
+      const bad = new KubeConfig();
+      bad.loadFromString(secure.kubeconfig.replace(secure.token!, 'wrong-token'));
+      const err = await bad
+        .makeApiClient(CoreV1Api)
+        .listNamespace()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect((err as ApiException<unknown>).code).toBe(401);
+    } finally {
+      await secure.stop();
+    }
   });
 });

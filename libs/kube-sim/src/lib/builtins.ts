@@ -137,6 +137,7 @@ export function builtinTypes(): ResourceType[] {
       plural: 'serviceaccounts',
       namespaced: true,
       shortNames: ['sa'],
+      columns: p.serviceAccountColumns,
     }),
     core({
       kind: 'Node',
@@ -182,6 +183,7 @@ export function builtinTypes(): ResourceType[] {
       namespaced: true,
       shortNames: ['netpol'],
       generation: true,
+      columns: p.networkPolicyColumns,
     }),
     builtin({
       group: 'coordination.k8s.io',
@@ -225,6 +227,7 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ['pdb'],
       status: true,
       generation: true,
+      columns: p.pdbColumns,
     }),
     ...['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'].map((kind) =>
       builtin({
@@ -233,6 +236,7 @@ export function builtinTypes(): ResourceType[] {
         kind,
         plural: `${kind.toLowerCase()}s`,
         namespaced: !kind.startsWith('Cluster'),
+        columns: kind.endsWith('Binding') ? p.roleBindingColumns : p.createdAtColumns,
       }),
     ),
     builtin({
@@ -254,6 +258,7 @@ export function builtinTypes(): ResourceType[] {
       status: true,
       generation: true,
       categories: ['api-extensions'],
+      columns: p.createdAtColumns,
     }),
   ];
 }

@@ -9,6 +9,19 @@ export class Defaulter {
   private nextIp = 1;
   private nextNodePort = 30000;
 
+  /** What a real server does on every write of some kinds (create and update). */
+  normalize(t: ResourceType, obj: KubeObject): KubeObject {
+    if (t.group === '' && t.kind === 'Secret' && isObject(obj.stringData)) {
+      // stringData is write-only: merged into data (base64) and never stored.
+      const data: Record<string, unknown> = isObject(obj.data) ? { ...obj.data } : {};
+      for (const [k, v] of Object.entries(obj.stringData))
+        data[k] = Buffer.from(String(v as string)).toString('base64');
+      const { stringData: _s, ...rest } = obj;
+      return { ...rest, data };
+    }
+    return obj;
+  }
+
   apply(t: ResourceType, obj: KubeObject): KubeObject {
     if (t.group === '' && t.kind === 'Service') return this.service(obj);
     if (t.group === '' && t.kind === 'Namespace') {

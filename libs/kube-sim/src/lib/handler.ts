@@ -12,13 +12,21 @@ import {
 import type { Faults } from './faults.js';
 import { parseBody, readBody, sendError, sendJson } from './http-util.js';
 import { list } from './list.js';
-import { openApiDocument, openApiIndex } from './openapi.js';
+import { openApiDocument, openApiIndex, openApiV2Protobuf } from './openapi.js';
 import type { Registry } from './registry.js';
 import { pathNotFound, route, type Route } from './router.js';
 import { ApiError, errors } from './status.js';
 import type { Store } from './store.js';
 import { toTable, wantsTable } from './table.js';
 import { WatchStream, type OpenWatch } from './watch.js';
+
+/** One answered request, as `KubeSim.requests` keeps it. */
+export interface RequestRecord {
+  readonly method: string;
+  readonly path: string;
+  readonly code: number;
+  readonly watch: boolean;
+}
 
 /** Everything the HTTP layer dispatches to. */
 export interface HandlerDeps {
@@ -32,7 +40,7 @@ export interface HandlerDeps {
   readonly bookmarkIntervalMs: number;
   readonly now: () => number;
   readonly control: (action: string, body: unknown) => Promise<unknown>;
-  readonly log: (entry: { method: string; path: string; code: number }) => void;
+  readonly log: (entry: RequestRecord) => void;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
@@ -45,7 +53,9 @@ export async function handle(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://kube-sim');
-  res.on('finish', () => d.log({ method, path: url.pathname, code: res.statusCode }));
+  const watch =
+    ['true', '1'].includes(url.searchParams.get('watch') ?? '') || url.pathname.includes('/watch/');
+  res.on('close', () => d.log({ method, path: url.pathname, code: res.statusCode, watch }));
   try {
     if (d.token !== undefined && req.headers.authorization !== `Bearer ${d.token}`)
       throw errors.unauthorized();
@@ -101,8 +111,14 @@ async function dispatch(
       return sendJson(res, 200, openApiIndex(d.registry));
     case 'openapi-gv':
       return sendOrNotFound(res, openApiDocument(d.registry, r.group, r.version));
-    case 'openapi-v2':
-      throw pathNotFound();
+    case 'openapi-v2': {
+      const doc = openApiV2Protobuf();
+      res.writeHead(200, {
+        'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+        'Content-Length': String(doc.length),
+      });
+      return void res.end(doc);
+    }
     case 'control': {
       if (method !== 'POST' && method !== 'GET') throw errors.methodNotAllowed();
       const body = parseBody(await readBody(req), 'application/json');

@@ -12,7 +12,7 @@ import { Api } from './api.js';
 import { Control } from './control.js';
 import { Deleter } from './delete.js';
 import { Faults } from './faults.js';
-import { handle } from './handler.js';
+import { handle, type RequestRecord } from './handler.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { parseManifests } from './manifests.js';
 import { Registry } from './registry.js';
@@ -48,7 +48,7 @@ const seedNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-leas
 export class KubeSim {
   readonly faults = new Faults();
   /** Recent requests (method, path, HTTP code), newest last, at most 1000. */
-  readonly requests: { method: string; path: string; code: number }[] = [];
+  readonly requests: RequestRecord[] = [];
   private readonly store: Store;
   private readonly registry = new Registry();
   private readonly api: Api;
@@ -183,7 +183,7 @@ export class KubeSim {
     await writeFile(this.kubeconfigPathValue, this.kubeconfigValue, { mode: 0o600 });
   }
 
-  private logRequest(e: { method: string; path: string; code: number }): void {
+  private logRequest(e: RequestRecord): void {
     this.requests.push(e);
     if (this.requests.length > 1000) this.requests.splice(0, this.requests.length - 1000);
   }

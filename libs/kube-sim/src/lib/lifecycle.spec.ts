@@ -222,4 +222,77 @@ describe('faults, limits and lifecycles', () => {
       'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field',
     );
   });
+
+  it('stores Secret stringData as base64 data and Quantities as strings, as a real server does', async () => {
+    const sec = await call('POST', '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      stringData: { user: 'admin' },
+    });
+    expect(sec.body.data).toEqual({ user: Buffer.from('admin').toString('base64') });
+    expect(sec.body.stringData).toBeUndefined();
+    expect(sec.body.type).toBe('Opaque');
+    const upd = await call(
+      'PATCH',
+      '/api/v1/namespaces/default/secrets/s',
+      { stringData: { pass: 'pw' } },
+      'application/merge-patch+json',
+    );
+    expect(Object.keys(upd.body.data as object).sort()).toEqual(['pass', 'user']);
+    const pod = await call('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'q' },
+      spec: {
+        containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: 1, memory: '1Gi' } } }],
+      },
+    });
+    expect(pod.body.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '1Gi' });
+  });
+});
+
+describe('concurrent writes', () => {
+  it('lets exactly one of many concurrent conditional updates win, like etcd', async () => {
+    const created = (
+      await call('POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'l' },
+        spec: { holderIdentity: 'none' },
+      })
+    ).body;
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/l', {
+          ...created,
+          spec: { holderIdentity: `c${i}` },
+        }),
+      ),
+    );
+    expect(attempts.filter((a) => a.code === 200)).toHaveLength(1);
+    expect(attempts.filter((a) => a.code === 409)).toHaveLength(19);
+    const dup = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call('POST', '/api/v1/namespaces/default/configmaps', cm('same')),
+      ),
+    );
+    expect(dup.filter((d) => d.code === 201)).toHaveLength(1);
+    const merges = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(
+          'PATCH',
+          '/api/v1/namespaces/default/configmaps/same',
+          { data: { [`k${i}`]: 'v' } },
+          'application/merge-patch+json',
+        ),
+      ),
+    );
+    expect(merges.every((m) => m.code === 200)).toBe(true);
+    expect(
+      Object.keys(
+        (await call('GET', '/api/v1/namespaces/default/configmaps/same')).body.data as object,
+      ),
+    ).toHaveLength(21);
+  });
 });

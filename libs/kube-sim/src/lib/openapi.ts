@@ -70,3 +70,21 @@ export function openApiIndex(registry: Registry): unknown {
   }
   return { paths };
 }
+
+function protoField(field: number, payload: Buffer): Buffer {
+  // Length-delimited protobuf field (wire type 2); lengths here stay below 128 bytes.
+  return Buffer.concat([Buffer.from([(field << 3) | 2, payload.length]), payload]);
+}
+
+/**
+ * GET /openapi/v2: a minimal, valid gnostic OpenAPI v2 Document in protobuf (swagger "2.0", info,
+ * no definitions). kubectl diff/replace insist on downloading it; with no definitions kubectl
+ * skips client-side schema validation and builds patches from its compiled-in types.
+ */
+export function openApiV2Protobuf(): Buffer {
+  const info = Buffer.concat([
+    protoField(1, Buffer.from('Kubernetes (kube-sim)')),
+    protoField(6, Buffer.from('v1.32.0')),
+  ]);
+  return Buffer.concat([protoField(1, Buffer.from('2.0')), protoField(2, info)]);
+}

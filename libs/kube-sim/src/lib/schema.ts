@@ -69,6 +69,22 @@ function typeMatches(s: StructuralSchema, v: unknown): boolean {
   return s.type === t || (s.type === 'number' && t === 'integer');
 }
 
+/** encoding/json's wording for a value of the wrong JSON type (built-in kinds). */
+function goDecodeError(v: unknown, s: StructuralSchema, path: string): string {
+  const t = typeOf(v);
+  const got = t === 'integer' ? 'number' : t === 'boolean' ? 'bool' : t;
+  const goTypes: Record<string, string> = {
+    integer: 'int32',
+    object: 'struct',
+    array: 'slice',
+    boolean: 'bool',
+  };
+  const want = s['x-kubernetes-int-or-string']
+    ? 'intstr.IntOrString'
+    : (goTypes[s.type ?? ''] ?? String(s.type));
+  return `json: cannot unmarshal ${got} into Go struct field .${path.replace(/\[\d+\]/g, '')} of type ${want}`;
+}
+
 class Walker {
   readonly errors: FieldError[] = [];
   readonly unknown: string[] = [];
@@ -81,25 +97,9 @@ class Walker {
 
   walk(v: unknown, s: StructuralSchema, path: string, root: boolean): unknown {
     if (this.decode && !typeMatches(s, v)) {
-      // Quantities are strings in the models but accept numbers; Go's decoder is lenient there too.
-      const lenient = s.type === 'string' && typeof v === 'number';
-      if (!lenient) {
-        const got =
-          typeOf(v) === 'integer' ? 'number' : typeOf(v) === 'boolean' ? 'bool' : typeOf(v);
-        const want =
-          s.type === 'integer'
-            ? 'int32'
-            : s['x-kubernetes-int-or-string']
-              ? 'intstr.IntOrString'
-              : s.type === 'object'
-                ? 'struct'
-                : s.type === 'array'
-                  ? 'slice'
-                  : String(s.type);
-        this.decodeErrors.push(
-          `json: cannot unmarshal ${got} into Go struct field .${path.replace(/\[\d+\]/g, '')} of type ${want}`,
-        );
-      }
+      // Quantities are strings that accept numbers; Go serialises them back as strings.
+      if (s.type === 'string' && typeof v === 'number') return String(v);
+      this.decodeErrors.push(goDecodeError(v, s, path));
       return v;
     }
     if (!typeMatches(s, v)) {
