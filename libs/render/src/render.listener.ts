@@ -1,0 +1,103 @@
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import type { TemplateConfig } from '#core';
+import { EVENT_BUS } from '#bus';
+import type { HaproxyPod, HapticBus } from '#events';
+import { formatProblem } from './lib/problems.js';
+import type { PreviousDeployment, RenderResult, RenderSnapshot } from './lib/types.js';
+import { RenderService } from './render.service.js';
+
+/** Port: where the listener gets the current index snapshot (the IndexModule provides it). */
+export interface RenderSnapshotSource {
+  snapshot(): RenderSnapshot;
+}
+
+/** DI token of the RenderSnapshotSource. */
+export const RENDER_SNAPSHOT_SOURCE = Symbol.for('haptic.RenderSnapshotSource');
+
+/**
+ * The bus adapter: compiles each accepted config, renders on every reconcile trigger while this
+ * replica leads, and publishes the result (render.rendered state, render.completed/failed facts,
+ * one object.quarantined fact per object left out).
+ */
+@Injectable()
+export class RenderListener implements OnModuleInit {
+  private readonly logger = new Logger('RenderListener');
+  private leader = false;
+  private pods: readonly HaproxyPod[] = [];
+  private previous: PreviousDeployment | undefined;
+  private configGeneration = 0;
+
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: HapticBus,
+    private readonly service: RenderService,
+    @Optional() @Inject(RENDER_SNAPSHOT_SOURCE) private readonly source?: RenderSnapshotSource,
+  ) {}
+
+  onModuleInit(): void {
+    const name = { name: 'render' };
+    this.bus.subscribeState('leader.status', (e) => void (this.leader = e.payload.isLeader), name);
+    this.bus.subscribeState('haproxy.pods', (e) => void (this.pods = e.payload), name);
+    this.bus.subscribeState('render.validated', (e) => this.rememberDeployed(e.payload), name);
+    this.bus.subscribeState('config.current', (e) => this.onConfig(e.payload), name);
+    this.bus.subscribe('reconcile.triggered', () => this.renderNow(), name);
+  }
+
+  private rememberDeployed(v: { outputs: { haproxyConfig: string; maps: object } }): void {
+    const maps = v.outputs.maps as Readonly<Record<string, string>>;
+    this.previous = { haproxyConfig: v.outputs.haproxyConfig, maps };
+  }
+
+  private async onConfig(config: TemplateConfig): Promise<void> {
+    const compiled = this.service.compile(config);
+    if (!compiled.ok) {
+      const reason = `templates do not compile: ${compiled.error.map(formatProblem).join('; ')}`;
+      await this.bus.publish('render.failed', { reason });
+      return;
+    }
+    this.configGeneration = config.source.generation ?? 0;
+    // Level-based: a new config version is a reason to render the whole index again.
+    await this.renderNow();
+  }
+
+  /** Renders the current snapshot (leader only) and publishes the outcome. */
+  async renderNow(): Promise<void> {
+    if (!this.leader || !this.service.ready) return;
+    if (!this.source) {
+      const reason = 'no index snapshot source is wired (RENDER_SNAPSHOT_SOURCE); nothing rendered';
+      this.logger.warn(reason);
+      await this.bus.publish('render.failed', { reason });
+      return;
+    }
+    const started = performance.now();
+    const result = this.service.render(this.source.snapshot(), {
+      controller: { haproxy_pods: this.pods, is_leader: this.leader },
+      ...(this.previous ? { previous: this.previous } : {}),
+    });
+    await this.publish(result, performance.now() - started);
+  }
+
+  private async publish(result: RenderResult, durationMs: number): Promise<void> {
+    for (const q of result.quarantined) {
+      const { watched, namespace, name } = q.object;
+      await this.bus.publish('object.quarantined', {
+        watched,
+        object: namespace === undefined ? { name } : { namespace, name },
+        reason: formatProblem(q.problem),
+      });
+    }
+    if (!result.ok) {
+      await this.bus.publish('render.failed', {
+        reason: result.problems.map(formatProblem).join('; '),
+      });
+      return;
+    }
+    const { hash, outputs } = result;
+    this.bus.setState('render.rendered', {
+      hash,
+      outputs,
+      configGeneration: this.configGeneration,
+    });
+    await this.bus.publish('render.completed', { hash, durationMs });
+  }
+}
