@@ -8,7 +8,7 @@ import { groupVersion, type ResourceType } from './resource-type.js';
 import { ApiError, errors } from './status.js';
 import type { Store } from './store.js';
 import { isObject, jsonEqual, type KubeObject, type ObjectMeta } from './types.js';
-import { checkObject, fieldValidationOf } from './validation.js';
+import { checkObject, checkUpdate, fieldValidationOf } from './validation.js';
 
 /** What the API needs from its surroundings. */
 export interface ApiDeps {
@@ -161,6 +161,7 @@ export class Api {
     let next = this.defaulter.normalize(s.type, this.merged(s, old, proposed));
     const checked = checkObject(t, next, fieldValidationOf(s.query), false);
     next = checked.object;
+    checkUpdate(t, next, old);
     const warnings = [...checked.warnings];
     if (
       t.generation &&

@@ -295,4 +295,31 @@ describe('concurrent writes', () => {
       ),
     ).toHaveLength(21);
   });
+
+  it('refuses to change an immutable ConfigMap', async () => {
+    await call('POST', '/api/v1/namespaces/default/configmaps', {
+      ...cm('frozen'),
+      immutable: true,
+    });
+    const r = await call(
+      'PATCH',
+      '/api/v1/namespaces/default/configmaps/frozen',
+      { data: { k: 'other' } },
+      'application/merge-patch+json',
+    );
+    expect(r.code).toBe(422);
+    expect(r.body.message).toBe(
+      'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set',
+    );
+    expect(
+      (
+        await call(
+          'PATCH',
+          '/api/v1/namespaces/default/configmaps/frozen',
+          { metadata: { labels: { ok: 'yes' } } },
+          'application/merge-patch+json',
+        )
+      ).code,
+    ).toBe(200);
+  });
 });
