@@ -40,7 +40,7 @@ function startCli(args: string[]) {
 describe('haptic kube-sim', () => {
   it('serves with TLS and a token, applies manifests at start, writes the kubeconfig and stops on SIGTERM with 0', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
-    const { child, firstLine } = startCli([
+    const { child, firstLine, stderr } = startCli([
       '--tls',
       '--kubeconfig-out',
       kubeconfig,
@@ -59,8 +59,8 @@ describe('haptic kube-sim', () => {
     expect(cfg).toMatch(/token: \S+/);
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
-    const [code] = await exited;
-    expect(code).toBe(0);
+    const [code, signal] = (await exited) as [number | null, string | null];
+    expect({ code, signal, stderr: stderr() }).toEqual({ code: 0, signal: null, stderr: '' });
   });
 
   it('exits 2 for a manifest it cannot apply and for a bad port', async () => {

@@ -235,6 +235,27 @@ describe.each(kubectls())('kubectl session (%s)', (kubectl) => {
     expect(overBody.err).toMatch(/Request entity too large: limit is 3145728/);
   });
 
+  it('runs imperative generators, which send protobuf, for the kinds kube-sim decodes', async () => {
+    expect(await ok('create', 'namespace', 'team')).toContain('namespace/team created');
+    expect(await ok('-n', 'team', 'create', 'configmap', 'cfg', '--from-literal=a=b')).toContain(
+      'created',
+    );
+    expect(
+      await ok('-n', 'team', 'create', 'secret', 'generic', 'sec', '--from-literal=user=admin'),
+    ).toContain('created');
+    expect(await ok('-n', 'team', 'create', 'serviceaccount', 'robot')).toContain('created');
+    expect(await ok('-n', 'team', 'get', 'cm', 'cfg', '-o', 'jsonpath={.data.a}')).toBe('b');
+    expect(await ok('-n', 'team', 'get', 'secret', 'sec', '-o', 'jsonpath={.data.user}')).toBe(
+      Buffer.from('admin').toString('base64'),
+    );
+    const deploy = await k('-n', 'team', 'create', 'deployment', 'web', '--image=nginx');
+    expect(deploy.code).not.toBe(0);
+    expect(deploy.err).toContain(
+      'kube-sim speaks JSON only: protobuf request bodies are decoded for Namespace, ConfigMap, Secret and ServiceAccount, not for Deployment',
+    );
+    expect(await ok('delete', 'namespace', 'team')).toContain('deleted');
+  });
+
   it('deletes objects', async () => {
     for (const r of ['ingress/echo', 'svc/echo', 'endpointslice/echo-abc12', 'httproute/echo'])
       expect(await ok('delete', r)).toContain('deleted');

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KubeSim } from './kube-sim.js';
+import type { KubeObject } from './types.js';
 import { generateCertificate, type TlsMaterial } from './tls.js';
 
 let sim: KubeSim;
@@ -63,7 +64,10 @@ function vwc(webhook: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  tls = await generateCertificate({ dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  tls = await generateCertificate({
+    dnsNames: ['localhost', 'hook.default.svc'],
+    ipAddresses: ['127.0.0.1'],
+  });
   hook = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -203,5 +207,81 @@ describe('validating admission webhooks', () => {
     );
     expect(r.code).toBe(422);
     expect(r.body.message).toContain('kube-sim does not evaluate CEL matchConditions');
+  });
+
+  it('reaches a webhook named by service through the Service and its EndpointSlice, verifying <svc>.<ns>.svc', async () => {
+    const port = Number(new URL(hookUrl).port);
+    await sim.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'hook', namespace: 'default' },
+        spec: { ports: [{ port: 443, targetPort: port }] },
+      },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: 'hook-1',
+          namespace: 'default',
+          labels: { 'kubernetes.io/service-name': 'hook' },
+        },
+        addressType: 'IPv4',
+        endpoints: [
+          { addresses: ['127.0.0.9'], conditions: { ready: false } },
+          { addresses: ['127.0.0.1'], conditions: { ready: true } },
+        ],
+        ports: [{ port }],
+      },
+    ] as KubeObject[]);
+    await sim.apply(
+      vwc({
+        clientConfig: {
+          service: { namespace: 'default', name: 'hook', path: '/validate' },
+          caBundle: Buffer.from(tls.cert).toString('base64'),
+        },
+      }),
+    );
+    const denied = await call('POST', ingresses, ing('svc', 'deny.example.com'));
+    expect(denied.code).toBe(403);
+    expect(denied.body.message).toContain(
+      'admission webhook "vingress.haptic.test" denied the request',
+    );
+    await call('DELETE', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/hook-1');
+    const none = await call('POST', ingresses, ing('svc2', 'ok.example.com'));
+    expect(none.code).toBe(500);
+    expect(none.body.message).toContain('no endpoints available for service "hook"');
+  });
+
+  it('keeps optimistic concurrency while writes await a webhook: one conditional winner, no lost merges', async () => {
+    delayMs = 20;
+    await sim.apply(vwc({}));
+    const created = (await call('POST', ingresses, ing('race', 'a.example.com'))).body;
+    const puts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('PUT', `${ingresses}/race`, {
+          ...created,
+          spec: { rules: [{ host: `h${i}.example.com` }] },
+        }),
+      ),
+    );
+    expect(puts.filter((p) => p.code === 200)).toHaveLength(1);
+    expect(puts.filter((p) => p.code === 409)).toHaveLength(7);
+    const merges = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call(
+          'PATCH',
+          `${ingresses}/race`,
+          {
+            metadata: { labels: { [`l${i}`]: 'x' } },
+            spec: { rules: [{ host: `m${i}.example.com` }] },
+          },
+          'application/merge-patch+json',
+        ),
+      ),
+    );
+    expect(merges.every((m) => m.code === 200)).toBe(true);
+    const final = (await call('GET', `${ingresses}/race`)).body;
+    expect(Object.keys(final.metadata.labels as object)).toHaveLength(8);
   });
 });

@@ -8,7 +8,7 @@ import { groupVersion, type ResourceType } from './resource-type.js';
 import { ApiError, errors } from './status.js';
 import type { Store } from './store.js';
 import { isObject, jsonEqual, type KubeObject, type ObjectMeta } from './types.js';
-import { checkObject, fieldValidationOf } from './validation.js';
+import { checkObject, checkUpdate, fieldValidationOf } from './validation.js';
 
 /** What the API needs from its surroundings. */
 export interface ApiDeps {
@@ -80,6 +80,9 @@ export class Api {
       ...checked.warnings,
       ...(await this.admit('CREATE', s, checked.object, undefined)),
     ];
+    // Another create of the same name may have landed while admission was awaited.
+    if (this.d.store.get(t.storageKey, meta.namespace, meta.name!))
+      throw errors.alreadyExists(this.ref(s, meta.name));
     if (this.dryRun(s)) return { object: checked.object, code: 201, warnings };
     const stored = this.d.store.put(t.storageKey, checked.object);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io')
@@ -95,36 +98,70 @@ export class Api {
         `the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${String(s.name)})`,
       );
     }
-    const old = this.d.store.get(s.type.storageKey, s.namespace, s.name!);
-    if (!old) throw errors.notFound(this.ref(s));
     const rv = input.metadata.resourceVersion;
-    if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion)
-      throw errors.conflict(this.ref(s));
-    return this.replace(s, old, input);
+    const conditional = rv !== undefined && rv !== '';
+    return this.retrying(s, (old) => {
+      if (conditional && rv !== old.metadata.resourceVersion) throw errors.conflict(this.ref(s));
+      return { proposed: input, conditional };
+    });
+  }
+
+  /**
+   * Runs a read-modify-write like etcd's GuaranteedUpdate: when the object changed while the
+   * write awaited admission, an unconditional write is recomputed on the new state and a
+   * conditional one (it named a resourceVersion) is a 409 Conflict.
+   */
+  private async retrying(
+    s: Scope,
+    compute: (old: KubeObject) => { proposed: KubeObject; conditional: boolean },
+  ): Promise<WriteOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const old = this.d.store.get(s.type.storageKey, s.namespace, s.name!);
+      if (!old) throw errors.notFound(this.ref(s));
+      const { proposed, conditional } = compute(old);
+      const out = await this.replace(s, old, proposed);
+      if (out !== 'changed') return out;
+      if (conditional || attempt >= 10) throw errors.conflict(this.ref(s));
+    }
   }
 
   /** PATCH: JSON patch, merge patch or (built-in kinds) strategic merge patch, then as PUT. */
   async patch(s: Scope, body: unknown, contentType: string): Promise<WriteOutcome> {
-    const old = this.d.store.get(s.type.storageKey, s.namespace, s.name!);
-    if (!old) throw errors.notFound(this.ref(s));
-    const patched = applyPatch(s.type, served(s.type, old), body, contentType);
-    if (!isObject(patched) || !isObject(patched.metadata))
-      throw errors.badRequest('the patch did not produce an object');
-    const obj = patched as KubeObject;
-    const rv = obj.metadata.resourceVersion;
-    if (rv !== undefined && rv !== old.metadata.resourceVersion) throw errors.conflict(this.ref(s));
-    if (obj.metadata.name !== old.metadata.name)
-      throw errors.badRequest(
-        'metadata.name: Invalid value: the name of an object cannot be changed',
-      );
-    return this.replace(s, old, obj);
+    return this.retrying(s, (old) => {
+      const patched = applyPatch(s.type, served(s.type, old), body, contentType);
+      if (!isObject(patched) || !isObject(patched.metadata))
+        throw errors.badRequest('the patch did not produce an object');
+      const obj = patched as KubeObject;
+      const rv = obj.metadata.resourceVersion;
+      if (rv !== undefined && rv !== old.metadata.resourceVersion)
+        throw errors.conflict(this.ref(s));
+      if (obj.metadata.name !== old.metadata.name)
+        throw errors.badRequest(
+          'metadata.name: Invalid value: the name of an object cannot be changed',
+        );
+      // A patch that names the current resourceVersion is conditional, like a PUT that does.
+      return {
+        proposed: obj,
+        conditional:
+          rv !== undefined &&
+          isObject(body) &&
+          isObject(body.metadata) &&
+          'resourceVersion' in body.metadata,
+      };
+    });
   }
 
-  private async replace(s: Scope, old: KubeObject, proposed: KubeObject): Promise<WriteOutcome> {
+  /** Writes `proposed` over `old`; 'changed' when `old` is no longer current after admission. */
+  private async replace(
+    s: Scope,
+    old: KubeObject,
+    proposed: KubeObject,
+  ): Promise<WriteOutcome | 'changed'> {
     const t = s.type;
     let next = this.defaulter.normalize(s.type, this.merged(s, old, proposed));
     const checked = checkObject(t, next, fieldValidationOf(s.query), false);
     next = checked.object;
+    checkUpdate(t, next, old);
     const warnings = [...checked.warnings];
     if (
       t.generation &&
@@ -141,6 +178,8 @@ export class Api {
     if (jsonEqual(comparable(next), comparable(old)))
       return { object: served(t, old), code: 200, warnings };
     warnings.push(...(await this.admit('UPDATE', s, next, old)));
+    const current = this.d.store.get(t.storageKey, s.namespace, s.name!);
+    if (current?.metadata.resourceVersion !== old.metadata.resourceVersion) return 'changed';
     if (this.dryRun(s)) return { object: served(t, next), code: 200, warnings };
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
       // The last finalizer is gone from an object being deleted: it goes now.

@@ -236,6 +236,7 @@ export function builtinTypes(): ResourceType[] {
         kind,
         plural: `${kind.toLowerCase()}s`,
         namespaced: !kind.startsWith('Cluster'),
+        columns: kind.endsWith('Binding') ? p.roleBindingColumns : p.createdAtColumns,
       }),
     ),
     builtin({
@@ -257,6 +258,7 @@ export function builtinTypes(): ResourceType[] {
       status: true,
       generation: true,
       categories: ['api-extensions'],
+      columns: p.createdAtColumns,
     }),
   ];
 }

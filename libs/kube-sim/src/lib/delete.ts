@@ -49,11 +49,15 @@ export class Deleter {
 
   async delete(s: Scope, body: unknown): Promise<WriteOutcome & { body: unknown }> {
     const t = s.type;
+    const before = this.d.store.get(t.storageKey, s.namespace, s.name!);
+    if (!before) throw errors.notFound(this.api.ref(s));
+    const opts = optionsOf(s, body);
+    this.checkPreconditions(s, before, opts);
+    const warnings = await this.api.admit('DELETE', s, undefined, before);
+    // The object may have changed or gone while admission was awaited: act on what is there now.
     const old = this.d.store.get(t.storageKey, s.namespace, s.name!);
     if (!old) throw errors.notFound(this.api.ref(s));
-    const opts = optionsOf(s, body);
     this.checkPreconditions(s, old, opts);
-    const warnings = await this.api.admit('DELETE', s, undefined, old);
     if (this.api.dryRun(s)) return { object: old, code: 200, warnings, body: served(t, old) };
     const pending = this.pending(s, old, opts);
     if (pending) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, errors } from './status.js';
+import { decodeProtobuf } from './protobuf.js';
+import { type ApiError, errors } from './status.js';
 import { limits } from './validation.js';
 
 /** Reads a request body, refusing more than a real API server accepts (413). */
@@ -31,13 +32,7 @@ export function parseBody(raw: Buffer, contentType: string | undefined): unknown
   if (raw.length === 0) return undefined;
   const ct = (contentType ?? 'application/json').split(';')[0]!.trim();
   if (ct === 'application/apply-patch+yaml') return raw.toString('utf8');
-  if (ct === 'application/vnd.kubernetes.protobuf') {
-    throw new ApiError(
-      415,
-      'UnsupportedMediaType',
-      'kube-sim speaks JSON only: application/vnd.kubernetes.protobuf request bodies are not supported',
-    );
-  }
+  if (ct === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(raw);
   if (!jsonTypes.includes(ct)) throw errors.unsupportedMediaType(ct, jsonTypes);
   try {
     return JSON.parse(raw.toString('utf8'));

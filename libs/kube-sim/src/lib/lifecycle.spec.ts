@@ -251,3 +251,75 @@ describe('faults, limits and lifecycles', () => {
     expect(pod.body.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '1Gi' });
   });
 });
+
+describe('concurrent writes', () => {
+  it('lets exactly one of many concurrent conditional updates win, like etcd', async () => {
+    const created = (
+      await call('POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'l' },
+        spec: { holderIdentity: 'none' },
+      })
+    ).body;
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/l', {
+          ...created,
+          spec: { holderIdentity: `c${i}` },
+        }),
+      ),
+    );
+    expect(attempts.filter((a) => a.code === 200)).toHaveLength(1);
+    expect(attempts.filter((a) => a.code === 409)).toHaveLength(19);
+    const dup = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call('POST', '/api/v1/namespaces/default/configmaps', cm('same')),
+      ),
+    );
+    expect(dup.filter((d) => d.code === 201)).toHaveLength(1);
+    const merges = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(
+          'PATCH',
+          '/api/v1/namespaces/default/configmaps/same',
+          { data: { [`k${i}`]: 'v' } },
+          'application/merge-patch+json',
+        ),
+      ),
+    );
+    expect(merges.every((m) => m.code === 200)).toBe(true);
+    expect(
+      Object.keys(
+        (await call('GET', '/api/v1/namespaces/default/configmaps/same')).body.data as object,
+      ),
+    ).toHaveLength(21);
+  });
+
+  it('refuses to change an immutable ConfigMap', async () => {
+    await call('POST', '/api/v1/namespaces/default/configmaps', {
+      ...cm('frozen'),
+      immutable: true,
+    });
+    const r = await call(
+      'PATCH',
+      '/api/v1/namespaces/default/configmaps/frozen',
+      { data: { k: 'other' } },
+      'application/merge-patch+json',
+    );
+    expect(r.code).toBe(422);
+    expect(r.body.message).toBe(
+      'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set',
+    );
+    expect(
+      (
+        await call(
+          'PATCH',
+          '/api/v1/namespaces/default/configmaps/frozen',
+          { metadata: { labels: { ok: 'yes' } } },
+          'application/merge-patch+json',
+        )
+      ).code,
+    ).toBe(200);
+  });
+});

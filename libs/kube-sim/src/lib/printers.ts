@@ -287,3 +287,27 @@ export const serviceAccountColumns = [
   col('Secrets', 'string', (o) => String(arr(at(o, 'secrets')).length)),
   ageColumn,
 ];
+
+/** "CREATED AT" as kubectl prints it for CRDs and RBAC roles (the timestamp itself). */
+export const createdAtColumns = [
+  col('Created At', 'date', (o) => o.metadata.creationTimestamp ?? null),
+];
+
+export const roleBindingColumns = [
+  col('Role', 'string', (o) => `${str(at(o, 'roleRef.kind'))}/${str(at(o, 'roleRef.name'))}`),
+  ageColumn,
+  col('Users', 'string', (o) => subjects(o, 'User'), 1),
+  col('Groups', 'string', (o) => subjects(o, 'Group'), 1),
+  col('ServiceAccounts', 'string', (o) => subjects(o, 'ServiceAccount'), 1),
+];
+
+function subjects(o: KubeObject, kind: string): string {
+  return arr(at(o, 'subjects'))
+    .filter((s) => at(s, 'kind') === kind)
+    .map((s) =>
+      kind === 'ServiceAccount'
+        ? `${str(at(s, 'namespace'))}/${str(at(s, 'name'))}`
+        : str(at(s, 'name')),
+    )
+    .join(', ');
+}

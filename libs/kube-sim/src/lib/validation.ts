@@ -134,3 +134,20 @@ export function checkObject(
   if (Buffer.byteLength(JSON.stringify(out)) > limits.objectBytes) throw errors.etcdTooLarge();
   return { object: out, warnings };
 }
+
+/** Update-only rules of built-in kinds that kube-sim enforces (ConfigMap and Secret `immutable`). */
+export function checkUpdate(t: ResourceType, next: KubeObject, old: KubeObject): void {
+  if (t.group !== '' || (t.kind !== 'ConfigMap' && t.kind !== 'Secret') || old.immutable !== true)
+    return;
+  const forbidden = (field: string) => ({
+    reason: 'FieldValueForbidden',
+    field,
+    message: `${field}: Forbidden: field is immutable when \`immutable\` is set`,
+  });
+  const causes: StatusCause[] = [];
+  if (next.immutable !== true) causes.push(forbidden('immutable'));
+  for (const f of ['data', 'binaryData']) {
+    if (JSON.stringify(next[f] ?? {}) !== JSON.stringify(old[f] ?? {})) causes.push(forbidden(f));
+  }
+  if (causes.length) throw errors.invalid(t.kind, t.group, old.metadata.name ?? '', causes);
+}

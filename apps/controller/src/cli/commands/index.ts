@@ -1,6 +1,9 @@
 import type { CliCommand } from '../command.js';
+import { agentCommand } from './agent.command.js';
 import { configCommand } from './config.command.js';
+import { echoCommand } from './echo.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
+import { nodeSimCommand } from './node-sim.command.js';
 import { renderCommand } from './render.command.js';
 import { validateCommand } from './validate.command.js';
 import { versionCommand } from './version.command.js';
@@ -9,7 +12,10 @@ import { versionCommand } from './version.command.js';
 export const commands: readonly CliCommand[] = [
   versionCommand,
   configCommand,
+  agentCommand,
+  echoCommand,
   kubeSimCommand,
+  nodeSimCommand,
   renderCommand,
   validateCommand,
 ];

@@ -15,17 +15,22 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Resolves on the first SIGTERM or SIGINT. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (sig: NodeJS.Signals) => {
-      process.off('SIGTERM', on);
-      process.off('SIGINT', on);
+/** Resolves on the first SIGTERM or SIGINT; `dispose` removes the handlers. */
+function untilSignal(): { done: Promise<NodeJS.Signals>; dispose: () => void } {
+  let on: (sig: NodeJS.Signals) => void = () => undefined;
+  const dispose = () => {
+    process.off('SIGTERM', on);
+    process.off('SIGINT', on);
+  };
+  const done = new Promise<NodeJS.Signals>((resolve) => {
+    on = (sig) => {
+      dispose();
       resolve(sig);
     };
     process.on('SIGTERM', on);
     process.on('SIGINT', on);
   });
+  return { done, dispose };
 }
 
 export const kubeSimCommand: CliCommand = {
@@ -57,6 +62,9 @@ export const kubeSimCommand: CliCommand = {
           io.err(`haptic kube-sim: --port must be 0..65535, got "${flags.port}"`);
           return ctx.setExit(ExitCode.invalidInput);
         }
+        // Listen for signals before anything is printed: a supervisor may stop us the moment it
+        // reads the address, before a handler installed afterwards would exist.
+        const signalled = untilSignal();
         let sim: KubeSim;
         try {
           sim = await KubeSim.start({
@@ -67,6 +75,7 @@ export const kubeSimCommand: CliCommand = {
             ...(flags.kubeconfigOut ? { kubeconfigPath: flags.kubeconfigOut } : {}),
           });
         } catch (e) {
+          signalled.dispose();
           io.err(`haptic kube-sim: ${e instanceof Error ? e.message : String(e)}`);
           return ctx.setExit(
             e instanceof KubeSimApplyError ? ExitCode.invalidInput : ExitCode.failure,
@@ -83,7 +92,7 @@ export const kubeSimCommand: CliCommand = {
             ? JSON.stringify(info)
             : `kube-sim listening on ${sim.url}\nkubeconfig: ${sim.kubeconfigPath}`,
         );
-        await untilSignal();
+        await signalled.done;
         await sim.stop();
         ctx.setExit(ExitCode.ok);
       });
