@@ -5,6 +5,10 @@ export { DEFAULT_CACHE_OPTIONS, type CacheOptions } from './lib/cache.js';
 export {
   ResourceIndex,
   type ChangeListener,
+  type IndexChange,
   type ConfigureResult,
   type ResourceIndexOptions,
 } from './lib/resource-index.js';
+export * from './index.tokens.js';
+export { IndexModule, type IndexModuleOptions } from './index.module.js';
+export { IndexListener } from './index.listener.js';

@@ -16,3 +16,7 @@ export {
   type WatchListeners,
   type WatchStatus,
 } from './lib/watch-manager.js';
+export * from './watch.tokens.js';
+export { WatchModule } from './watch.module.js';
+export { WatchListener } from './watch.listener.js';
+export type { WatchModuleOptions } from './watch.module-options.js';

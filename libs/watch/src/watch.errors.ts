@@ -8,9 +8,11 @@ export class KubeApiError extends HapticError {
     readonly reason: string,
     message: string,
     readonly path: string,
+    /** Retry-After of a 429, in seconds (0 when absent). */
+    readonly retryAfterSeconds = 0,
   ) {
     super(`${message} (HTTP ${status} ${reason} on ${path})`, {
-      retryable: status !== 403 && status !== 404 && status !== 400,
+      retryable: ![400, 401, 403, 404].includes(status),
       details: { status, reason, path },
     });
   }

@@ -142,12 +142,14 @@ describe('ResourceIndex (full store)', () => {
     const index = new ResourceIndex();
     index.configure({ a: { indexBy: ['metadata.name'], store: 'full' } });
     const seen: string[] = [];
-    const off = index.onChange((r) => seen.push(r));
+    const off = index.onChange((c) => seen.push(`${c.resource}:${c.change}`));
     index.upsert('a', ing('x', 'y'));
+    index.upsert('a', ing('x', 'y'));
+    index.remove('a', ing('x', 'y'));
     index.upsert('unknown', ing('x', 'y'));
     off();
     index.upsert('a', ing('x', 'z'));
-    expect(seen).toEqual(['a']);
+    expect(seen).toEqual(['a:added', 'a:modified', 'a:deleted']);
   });
 });
 

@@ -23,8 +23,15 @@ export interface ConfigureResult {
   readonly removed: readonly string[];
 }
 
-/** Called with the name of a watched resource whose objects changed. */
-export type ChangeListener = (resource: string) => void;
+/** What changed in a watched resource: one object, or a whole (re-)list. */
+export interface IndexChange {
+  readonly resource: string;
+  readonly change: 'added' | 'modified' | 'deleted' | 'relisted';
+  readonly object?: { readonly namespace?: string; readonly name: string };
+}
+
+/** Called after every change of the index. */
+export type ChangeListener = (change: IndexChange) => void;
 
 /**
  * Every watched resource's store, fed by watch through the ResourceSink port. Synced once each
@@ -34,6 +41,7 @@ export class ResourceIndex implements ResourceSink {
   private readonly stores = new Map<string, ResourceStore>();
   private readonly listedOnce = new Set<string>();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly listedListeners = new Set<(resource: string) => void>();
   private readonly cache: OnDemandCache;
   private version = 0;
 
@@ -89,23 +97,34 @@ export class ResourceIndex implements ResourceSink {
   }
 
   reset(resource: string, scope: string | undefined, objects: readonly KubeObject[]): void {
+    if (!this.stores.get(resource)) return;
     this.stores.get(resource)?.reset(scope, objects);
-    this.touched(resource);
+    this.touched({ resource, change: 'relisted' });
   }
 
   upsert(resource: string, object: KubeObject): void {
-    this.stores.get(resource)?.upsert(object);
-    this.touched(resource);
+    const store = this.stores.get(resource);
+    if (!store) return;
+    const existed = store.upsert(object);
+    this.touched({ resource, change: existed ? 'modified' : 'added', object: refOf(object) });
   }
 
   remove(resource: string, object: KubeObject): void {
     if (this.stores.get(resource)?.remove(object.metadata.namespace, object.metadata.name)) {
-      this.touched(resource);
+      this.touched({ resource, change: 'deleted', object: refOf(object) });
     }
   }
 
   listed(resource: string): void {
-    if (this.stores.has(resource)) this.listedOnce.add(resource);
+    if (!this.stores.has(resource) || this.listedOnce.has(resource)) return;
+    this.listedOnce.add(resource);
+    for (const l of this.listedListeners) l(resource);
+  }
+
+  /** Registers a listener for first lists (also of resources that could not be listed). */
+  onListed(listener: (resource: string) => void): () => void {
+    this.listedListeners.add(listener);
+    return () => this.listedListeners.delete(listener);
   }
 
   /**
@@ -147,11 +166,16 @@ export class ResourceIndex implements ResourceSink {
     this.cache.dropResource(name);
   }
 
-  private touched(resource: string): void {
-    if (!this.stores.has(resource)) return;
+  private touched(change: IndexChange): void {
     this.version++;
-    for (const l of this.listeners) l(resource);
+    for (const l of this.listeners) l(change);
   }
+}
+
+function refOf(o: KubeObject): { namespace?: string; name: string } {
+  return o.metadata.namespace === undefined
+    ? { name: o.metadata.name }
+    : { namespace: o.metadata.namespace, name: o.metadata.name };
 }
 
 function sameSpec(a: IndexedResourceSpec, b: IndexedResourceSpec): boolean {

@@ -37,11 +37,13 @@ export class ResourceStore {
     return this.spec.store === 'full';
   }
 
-  /** Adds or replaces an object. */
-  upsert(object: KubeObject): void {
+  /** Adds or replaces an object; true when it replaced one. */
+  upsert(object: KubeObject): boolean {
     const entry = this.entryOf(object);
+    const existed = this.entries.has(entry.ref);
     this.entries.set(entry.ref, entry);
     this.changed();
+    return existed;
   }
 
   /** Removes an object; true when it was there. */

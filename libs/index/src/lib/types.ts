@@ -40,6 +40,8 @@ export interface ObjectFetchPort {
  * (for per-namespace watches under a namespaceSelector) or undefined for the whole cluster.
  */
 export interface ResourceSink {
+  /** Sets the watched resources and how each is indexed (before their watches start). */
+  configure(resources: Readonly<Record<string, IndexedResourceSpec>>): void;
   /** Replaces every object of `resource` within `scope` by `objects` (a list or re-list). */
   reset(resource: string, scope: string | undefined, objects: readonly KubeObject[]): void;
   /** Adds or replaces one object. */

@@ -108,7 +108,9 @@ export class ClientNodeKubeApi implements KubeApi {
   private async getJson(path: string, query: Query, signal: AbortSignal): Promise<unknown> {
     const res = await this.open(path, query, signal, this.options.requestTimeoutMs);
     const body = await readBody(res, path, this.options.requestTimeoutMs);
-    if (res.statusCode !== 200) throw statusError(res.statusCode ?? 0, body, path);
+    if (res.statusCode !== 200) {
+      throw statusError(res.statusCode ?? 0, body, path, res.headers['retry-after']);
+    }
     try {
       return JSON.parse(body) as unknown;
     } catch (cause) {
@@ -160,14 +162,20 @@ function readBody(res: http.IncomingMessage, path: string, timeoutMs: number): P
 
 async function errorOf(res: http.IncomingMessage, path: string): Promise<Error> {
   try {
-    return statusError(res.statusCode ?? 0, await readBody(res, path, 5000), path);
+    const body = await readBody(res, path, 5000);
+    return statusError(res.statusCode ?? 0, body, path, res.headers['retry-after']);
   } catch (e) {
     return e instanceof Error ? e : new KubeTransportError(path, e);
   }
 }
 
 /** A KubeApiError from a `Status` body (or whatever the server sent). */
-function statusError(status: number, body: string, path: string): KubeApiError {
+function statusError(
+  status: number,
+  body: string,
+  path: string,
+  retryAfter?: string,
+): KubeApiError {
   let reason = http.STATUS_CODES[status] ?? 'Unknown';
   let message = body.slice(0, 200);
   try {
@@ -177,7 +185,14 @@ function statusError(status: number, body: string, path: string): KubeApiError {
   } catch {
     // Not a Status: keep the start of the body as the message.
   }
-  return new KubeApiError(status, reason, message, path);
+  const after = Number(retryAfter ?? 0);
+  return new KubeApiError(
+    status,
+    reason,
+    message,
+    path,
+    Number.isFinite(after) ? Math.min(after, 60) : 0,
+  );
 }
 
 /** Reads newline-delimited watch events until the stream ends, errors or goes silent. */

@@ -17,8 +17,16 @@ export interface KubeObject {
   readonly [key: string]: unknown;
 }
 
+/** How one watched resource is indexed. */
+export interface IndexedResourceSpec {
+  readonly indexBy: readonly string[];
+  readonly store: 'full' | 'on-demand';
+}
+
 /** Where watch puts what it lists and sees; the index implements it. */
 export interface ResourceSink {
+  /** Sets the watched resources and how each is indexed (before their watches start). */
+  configure(resources: Readonly<Record<string, IndexedResourceSpec>>): void;
   /** Replaces every object of `resource` within `scope` (a namespace, or all) by `objects`. */
   reset(resource: string, scope: string | undefined, objects: readonly KubeObject[]): void;
   upsert(resource: string, object: KubeObject): void;

@@ -4,7 +4,7 @@ import type { KubeObject } from './ports.js';
 
 /** Timing of one list+watch loop; every value has a production default in WATCH_DEFAULTS. */
 export interface ReflectorTiming {
-  /** Server-side watch timeout in seconds (the stream then ends cleanly and resumes). */
+  /** Server-side watch timeout in seconds, plus up to 20% jitter (the stream ends cleanly and resumes). */
   readonly watchTimeoutSeconds: number;
   /** A stream silent for this long (no event, no bookmark) is dropped and resumed. */
   readonly idleTimeoutMs: number;
@@ -17,14 +17,29 @@ export interface ReflectorTiming {
 
 export const WATCH_DEFAULTS: ReflectorTiming = {
   watchTimeoutSeconds: 300,
-  idleTimeoutMs: 360_000,
+  idleTimeoutMs: 420_000,
   backoffInitialMs: 500,
   backoffMaxMs: 30_000,
   unlistableRetryMs: 60_000,
 };
 
 export type ReflectorPhase =
-  'listing' | 'watching' | 'backoff' | 'forbidden' | 'not-found' | 'stopped';
+  | 'listing'
+  | 'watching'
+  | 'backoff'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'invalid'
+  | 'stopped';
+
+/** Answers to a list that no retry will change soon: reported, then re-checked slowly. */
+const UNLISTABLE: Readonly<Record<number, ReflectorPhase>> = {
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+};
 
 /** What a loop is doing, for conditions, /debug and metrics. */
 export interface ReflectorState {
@@ -32,6 +47,8 @@ export interface ReflectorState {
   readonly message: string;
   readonly relists: number;
   readonly restarts: number;
+  /** The last error, kept until the next successful list (for /debug and conditions). */
+  readonly lastError: string;
 }
 
 export interface ReflectorHandlers {
@@ -55,7 +72,7 @@ export interface ReflectorSpec {
 /**
  * One list+watch loop: list, then watch from the list's resourceVersion; resume from the last
  * resourceVersion after a stream ends; re-list on 410; back off (with jitter) after any other
- * error; report 403/404 on list as a condition and re-check slowly instead of spinning.
+ * error; report 400/401/403/404 on list as a condition and re-check slowly instead of spinning.
  */
 export class Reflector {
   private readonly abort = new AbortController();
@@ -65,6 +82,7 @@ export class Reflector {
   private listedOnce = false;
   private relists = 0;
   private restarts = 0;
+  private lastError = '';
 
   constructor(
     private readonly api: KubeApi,
@@ -107,6 +125,7 @@ export class Reflector {
     this.handlers.reset(items.filter((o) => this.accepts(o)).map((o) => this.transform(o)));
     this.resourceVersion = resourceVersion;
     this.failures = 0;
+    this.lastError = '';
     if (!this.listedOnce) {
       this.listedOnce = true;
       this.handlers.listed();
@@ -121,7 +140,8 @@ export class Reflector {
       {
         ...this.spec.query,
         resourceVersion: this.resourceVersion,
-        timeoutSeconds: this.timing.watchTimeoutSeconds,
+        // Up to 20% longer, so many watches do not all end and restart in the same second.
+        timeoutSeconds: Math.round(this.timing.watchTimeoutSeconds * (1 + 0.2 * this.random())),
         idleTimeoutMs: this.timing.idleTimeoutMs,
       },
       (event) => this.onEvent(event),
@@ -150,15 +170,20 @@ export class Reflector {
   }
 
   private async recover(e: unknown): Promise<void> {
-    if (e instanceof ResourceVersionExpiredError) {
+    // 410 comes as an ERROR event in a stream, or as the status of a watch or list-continue request.
+    if (
+      e instanceof ResourceVersionExpiredError ||
+      (e instanceof KubeApiError && e.status === 410)
+    ) {
       this.resourceVersion = undefined;
       this.relists++;
       // Re-list at once the first time; repeated expiries back off like any error.
       if (this.failures++ === 0) return;
     }
-    if (e instanceof KubeApiError && (e.status === 403 || e.status === 404)) {
+    const unlistable = e instanceof KubeApiError ? UNLISTABLE[e.status] : undefined;
+    if (unlistable) {
       this.resourceVersion = undefined;
-      this.report(e.status === 403 ? 'forbidden' : 'not-found', e.message);
+      this.report(unlistable, e instanceof Error ? e.message : '');
       if (!this.listedOnce) {
         this.listedOnce = true;
         this.handlers.listed();
@@ -171,7 +196,9 @@ export class Reflector {
       this.timing.backoffMaxMs,
       this.timing.backoffInitialMs * 2 ** Math.min(this.failures++, 20),
     );
-    const delay = base / 2 + this.random() * (base / 2);
+    // Jitter spreads restarts of many watches; a 429's Retry-After is a floor.
+    const floor = e instanceof KubeApiError ? e.retryAfterSeconds * 1000 : 0;
+    const delay = Math.max(floor, base / 2 + this.random() * (base / 2));
     this.report('backoff', e instanceof Error ? e.message : String(e));
     await this.sleep(delay);
   }
@@ -185,7 +212,14 @@ export class Reflector {
   }
 
   private report(phase: ReflectorPhase, message: string): void {
-    this.handlers.state?.({ phase, message, relists: this.relists, restarts: this.restarts });
+    if (message !== '') this.lastError = message;
+    this.handlers.state?.({
+      phase,
+      message,
+      relists: this.relists,
+      restarts: this.restarts,
+      lastError: this.lastError,
+    });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -99,13 +99,23 @@ export class ResourceWatch {
   /** The worst state of this resource's streams. */
   state(): ReflectorState & { readonly streams: number } {
     const all = [...this.states.values()];
-    const rank = ['forbidden', 'not-found', 'backoff', 'listing', 'watching', 'stopped'];
+    const rank = [
+      'unauthorized',
+      'forbidden',
+      'not-found',
+      'invalid',
+      'backoff',
+      'listing',
+      'watching',
+      'stopped',
+    ];
     const worst = all.sort((a, b) => rank.indexOf(a.phase) - rank.indexOf(b.phase))[0];
     return {
       phase: worst?.phase ?? 'listing',
       message: worst?.message ?? '',
       relists: all.reduce((n, s) => n + s.relists, 0),
       restarts: all.reduce((n, s) => n + s.restarts, 0),
+      lastError: all.map((s) => s.lastError).find((m) => m !== '') ?? '',
       streams: this.slots.size || (this.nsSelector ? 0 : 1),
     };
   }

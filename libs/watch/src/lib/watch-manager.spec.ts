@@ -1,9 +1,10 @@
 import { parseTemplateConfig, type TemplateConfig } from '#core';
 import { describe, expect, it } from 'vitest';
-import { FakeKubeApi } from './fake-kube-api.spec-helper.js';
+import { FakeKubeApi } from '#testing';
 import type { KubeObject, ResourceSink } from './ports.js';
 import type { ReflectorTiming } from './reflector.js';
 import { WatchManager } from './watch-manager.js';
+import { KubeApiError } from '../watch.errors.js';
 import type { HaproxyPod } from './pods.js';
 import type { CredentialsState } from './credentials.js';
 
@@ -26,6 +27,7 @@ class MapSink implements ResourceSink {
     if (!m) this.data.set(r, (m = new Map<string, KubeObject>()));
     return m;
   }
+  configure(): void {}
   reset(r: string, scope: string | undefined, objects: readonly KubeObject[]): void {
     const m = this.of(r);
     for (const [k, o] of m) if (scope === undefined || o.metadata.namespace === scope) m.delete(k);
@@ -186,14 +188,14 @@ describe('WatchManager', () => {
     const api = new FakeKubeApi();
     const pods: (readonly HaproxyPod[])[] = [];
     const creds: CredentialsState[] = [];
-    const configs: boolean[] = [];
+    const configs: (boolean | 'absent')[] = [];
     const manager = new WatchManager(
       api,
       new MapSink(),
       {
         pods: (p) => pods.push(p),
         credentials: (c) => creds.push(c),
-        config: (r) => configs.push(r?.ok ?? false),
+        config: (r) => configs.push(r === undefined ? 'absent' : r.ok),
       },
       FAST,
     );
@@ -236,6 +238,39 @@ describe('WatchManager', () => {
     expect(configs.at(-1)).toBe(false);
     api.write({ apiVersion: 'v1', plural: 'pods' }, 'MODIFIED', pod('p2', true));
     await until(() => pods.at(-1)!.length === 2, 'second pod ready');
+    // A status write (same spec and generation) is not a new config; a spec change is.
+    const cfg = (spec: unknown, status?: unknown) => ({
+      apiVersion: 'haproxy-haptic.org/v1alpha1',
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'h', name: 'cfg' },
+      spec,
+      ...(status ? { status } : {}),
+    });
+    const CFG = { apiVersion: 'haproxy-haptic.org/v1alpha1', plural: 'haproxytemplateconfigs' };
+    api.write(CFG, 'MODIFIED', cfg({ bad: true }, { observedGeneration: 1 }));
+    api.write(CFG, 'MODIFIED', cfg(config().spec));
+    await until(() => configs.at(-1) === true, 'the corrected config');
+    expect(configs).toEqual(['absent', false, true]);
+    await manager.stop();
+  });
+});
+
+describe('Reflector and HTTP 410', () => {
+  it('re-lists when a watch request itself is answered 410 (not only an ERROR event)', async () => {
+    const api = new FakeKubeApi();
+    const sink = new MapSink();
+    api.write(ING, 'ADDED', ingress('a', 'one'));
+    const watch = api.watch.bind(api);
+    let gone = 1;
+    api.watch = (type, req, onEvent, signal) => {
+      if (gone-- > 0) return Promise.reject(new KubeApiError(410, 'Expired', 'too old', 'x'));
+      return watch(type, req, onEvent, signal);
+    };
+    const manager = new WatchManager(api, sink, {}, FAST);
+    await manager.apply(config().spec, 'h');
+    await until(() => manager.status()[0]?.relists === 1, 'relist');
+    api.write(ING, 'ADDED', ingress('a', 'two'));
+    await until(() => sink.names('ingresses').join() === 'a/one,a/two', 'events after the relist');
     await manager.stop();
   });
 });

@@ -56,14 +56,21 @@ export class WatchManager implements ObjectFetchPort {
     private readonly timing: ReflectorTiming = WATCH_DEFAULTS,
   ) {}
 
-  /** Follows one HAProxyTemplateConfig; its parse result goes to `listeners.config`. */
+  /**
+   * Follows one HAProxyTemplateConfig; its parse result goes to `listeners.config` when its spec
+   * changes (status writes, which the leader makes, change only metadata and must not re-trigger).
+   */
   watchConfig(ref: ConfigRef): void {
+    let last: string | undefined;
     this.configWatch = new ObjectWatch(
       this.api,
       { apiVersion: TEMPLATE_CONFIG_API_VERSION, plural: 'haproxytemplateconfigs' },
       { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` },
       (objects) => {
         const object = objects.find((o) => o.metadata.name === ref.name);
+        const key = object ? JSON.stringify([object['spec'], object.metadata['generation']]) : '';
+        if (key === last) return;
+        last = key;
         this.listeners.config?.(object ? parseTemplateConfig(object) : undefined, object);
       },
       this.timing,
@@ -83,28 +90,34 @@ export class WatchManager implements ObjectFetchPort {
     const ignore = spec.watchedResourcesIgnoreFields
       .map((t) => parseFieldPath(t))
       .filter((p): p is FieldPath => !!p);
+    const wanted = new Map(
+      Object.entries(spec.watchedResources).map(([name, d]) => [
+        name,
+        JSON.stringify(
+          [d.apiVersion, d.resources, d.labelSelector, d.fieldSelector].concat([
+            d.namespaceSelector,
+            d.store,
+            JSON.stringify(d.indexBy),
+            JSON.stringify(ignore),
+          ]),
+        ),
+      ]),
+    );
+    // Stop what goes away or changes first, so no old stream writes into a new store.
+    const stale = [...this.resources].filter(([name, r]) => wanted.get(name) !== r.key);
+    await Promise.all(stale.map(([, r]) => r.watch.stop()));
+    for (const [name] of stale) this.resources.delete(name);
+    this.sink.configure(
+      Object.fromEntries(
+        Object.entries(spec.watchedResources).map(([n, d]) => [
+          n,
+          { indexBy: d.indexBy, store: d.store },
+        ]),
+      ),
+    );
     const restarted: string[] = [];
-    const stops: Promise<void>[] = [];
-    for (const [name, current] of this.resources) {
-      if (!(name in spec.watchedResources)) {
-        this.resources.delete(name);
-        stops.push(current.watch.stop());
-      }
-    }
     for (const [name, def] of Object.entries(spec.watchedResources)) {
-      const key = JSON.stringify([
-        def.apiVersion,
-        def.resources,
-        def.labelSelector,
-        def.fieldSelector,
-        def.namespaceSelector,
-        def.store,
-        def.indexBy,
-        ignore,
-      ]);
-      const current = this.resources.get(name);
-      if (current?.key === key) continue;
-      if (current) await current.watch.stop();
+      if (this.resources.has(name)) continue;
       const watch = new ResourceWatch(name, def, {
         api: this.api,
         sink: this.sink,
@@ -113,11 +126,10 @@ export class WatchManager implements ObjectFetchPort {
         namespaces: () => this.namespaces(),
         onState: () => this.listeners.status?.(),
       });
-      this.resources.set(name, { key, watch });
+      this.resources.set(name, { key: wanted.get(name)!, watch });
       restarted.push(name);
       watch.start();
     }
-    await Promise.all(stops);
     await this.applySecret(spec, configNamespace);
     await this.applyPods(spec);
     return { restarted };

@@ -1,13 +1,14 @@
-import { KubeApiError, ResourceVersionExpiredError } from '../watch.errors.js';
-import type {
-  KubeApi,
-  ListQuery,
-  ListResult,
-  ResourceType,
-  WatchEvent,
-  WatchRequest,
-} from './kube-api.js';
-import type { KubeObject } from './ports.js';
+import {
+  KubeApiError,
+  ResourceVersionExpiredError,
+  type KubeApi,
+  type KubeObject,
+  type ListQuery,
+  type ListResult,
+  type ResourceType,
+  type WatchEvent,
+  type WatchRequest,
+} from '#watch';
 
 interface Logged {
   readonly rv: number;
