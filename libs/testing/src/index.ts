@@ -1,2 +1,5 @@
 export * from './bus.js';
 export * from './fake-clock.js';
+export * from './lib/haproxy-cli.js';
+export * from './lib/haproxy-matrix.js';
+export * from './lib/haproxy-process.js';

@@ -1,6 +1,17 @@
 import type { CliCommand } from '../command.js';
+import { agentCommand } from './agent.command.js';
 import { configCommand } from './config.command.js';
+import { kubeSimCommand } from './kube-sim.command.js';
+import { renderCommand } from './render.command.js';
+import { validateCommand } from './validate.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
-export const commands: readonly CliCommand[] = [versionCommand, configCommand];
+export const commands: readonly CliCommand[] = [
+  versionCommand,
+  configCommand,
+  agentCommand,
+  kubeSimCommand,
+  renderCommand,
+  validateCommand,
+];

@@ -1,0 +1,195 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { AgentContext } from './agent-context.js';
+import { createApiServer } from './api/server.js';
+import { agentPaths, fragmentText } from './haproxy/haproxy-paths.js';
+import { HaproxyProcess } from './haproxy/haproxy-process.js';
+import { detectHaproxyVersion, type HaproxyVersion } from './haproxy/haproxy-version.js';
+import { ConfigFile, withVersion, writeAtomic } from './lib/config-file.js';
+import { Credentials, type CredentialSource } from './lib/credentials.js';
+import { Mutex } from './lib/mutex.js';
+import { Reloader, type ReloadRecord } from './lib/reloader.js';
+import { RequestLog } from './lib/request-log.js';
+import { Transactions } from './lib/transactions.js';
+
+/** How to run one agent. */
+export interface AgentOptions {
+  readonly configDir: string;
+  /** Port for the API (0 = any free port). */
+  readonly port: number;
+  /** Address the API binds to (default 127.0.0.1); also HAProxy's POD_IP unless `podIp` is set. */
+  readonly address?: string;
+  readonly podIp?: string;
+  /** HAProxy binary (default: env HAPTIC_HAPROXY_BIN, then `haproxy` on PATH). */
+  readonly haproxyBin?: string;
+  readonly credentials: CredentialSource;
+  /** Reloads requested within this window share one reload (default 100 ms). */
+  readonly reloadDelayMs?: number;
+  readonly agentVersion?: string;
+  readonly log?: (line: string) => void;
+  /** How often to check that the HAProxy master still runs (restarted if not; default 1000 ms). */
+  readonly watchdogMs?: number;
+}
+
+/** A running agent. */
+export interface RunningAgent {
+  readonly url: string;
+  readonly port: number;
+  readonly address: string;
+  readonly configDir: string;
+  readonly haproxyVersion: HaproxyVersion;
+  /** HAProxy's master PID (and whether it was adopted from a previous agent). */
+  readonly masterPid: number;
+  readonly adopted: boolean;
+  readonly context: AgentContext;
+  /** The implemented API operations (`METHOD /path/{param}`). */
+  readonly routes: readonly { method: string; template: string }[];
+  /** Recent API requests: who changed what, and when. */
+  readonly requests: RequestLog;
+  /** Stops the API; stops HAProxy too unless `keepHaproxy` (to hand it to the next agent). */
+  close(options?: { keepHaproxy?: boolean }): Promise<void>;
+}
+
+/** The HAProxy binary to use: explicit, else HAPTIC_HAPROXY_BIN, else `haproxy` on PATH. */
+export function resolveHaproxyBin(explicit?: string): string {
+  return explicit ?? process.env.HAPTIC_HAPROXY_BIN ?? 'haproxy';
+}
+
+const BOOTSTRAP = [
+  'global',
+  '  log stderr format raw local0 notice',
+  'defaults',
+  '  mode http',
+  '  timeout connect 5s',
+  '  timeout client 30s',
+  '  timeout server 30s',
+  '',
+].join('\n');
+
+function prepareDir(paths: ReturnType<typeof agentPaths>): void {
+  for (const d of [paths.dir, paths.mapsDir, paths.sslDir, paths.generalDir, paths.runDir]) {
+    mkdirSync(d, { recursive: true });
+  }
+  // Restart safety: an existing haproxy.cfg (the last configuration pushed) is kept as is.
+  if (!existsSync(paths.configFile)) writeAtomic(paths.configFile, withVersion(BOOTSTRAP, 1));
+  writeFileSync(paths.fragmentFile, fragmentText(paths));
+}
+
+/** Starts (or adopts) HAProxy in `configDir` and serves the Dataplane API subset. */
+export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
+  const log = options.log ?? (() => {});
+  const paths = agentPaths(options.configDir);
+  const bin = resolveHaproxyBin(options.haproxyBin);
+  const credentials = new Credentials(options.credentials);
+  const version = await detectHaproxyVersion(bin);
+  prepareDir(paths);
+  const address = options.address ?? '127.0.0.1';
+  const haproxy = new HaproxyProcess({ bin, paths, version, podIp: options.podIp ?? address });
+  await haproxy.startOrAdopt();
+  log(
+    `haproxy ${version.full} master pid ${haproxy.pid} (${haproxy.adopted ? 'adopted' : 'started'})`,
+  );
+  const haproxyLock = new Mutex();
+  const historyFile = join(paths.runDir, 'reloads.json');
+  const reloader: Reloader = new Reloader(
+    () => haproxy.reload(),
+    haproxyLock,
+    options.reloadDelayMs ?? 100,
+    (r) => {
+      log(`reload ${r.id} ${r.status}`);
+      writeAtomic(historyFile, JSON.stringify(reloader.list()));
+    },
+    readHistory(historyFile),
+  );
+  const context: AgentContext = {
+    paths,
+    haproxy,
+    config: new ConfigFile(paths.configFile),
+    configLock: new Mutex(),
+    haproxyLock,
+    reloader,
+    transactions: new Transactions(),
+    startedAt: new Date(),
+    agentVersion: options.agentVersion ?? '0.0.0',
+  };
+  const requests = new RequestLog();
+  const { server, router } = createApiServer(context, credentials, requests);
+  await listen(server, options.port, address);
+  const port = (server.address() as AddressInfo).port;
+  const watchdog = startWatchdog(haproxy, haproxyLock, options.watchdogMs ?? 1000, log);
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    address,
+    configDir: paths.dir,
+    haproxyVersion: version,
+    masterPid: haproxy.pid,
+    adopted: haproxy.adopted,
+    context,
+    routes: router.list(),
+    requests,
+    async close(opts = {}) {
+      watchdog.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await reloader.close().catch(() => undefined);
+      if (!opts.keepHaproxy) await haproxy.stop();
+    },
+  };
+}
+
+function listen(server: Server, port: number, address: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Restart safety while the agent runs: if the HAProxy master disappears (killed, crashed), start
+ * it again on the last configuration on disk. Runs under the HAProxy lock, like reloads.
+ */
+function startWatchdog(
+  haproxy: HaproxyProcess,
+  lock: Mutex,
+  everyMs: number,
+  log: (line: string) => void,
+): { stop(): void } {
+  let stopped = false;
+  const timer = setInterval(() => {
+    void lock.run(async () => {
+      if (stopped || haproxy.masterAlive()) return;
+      log(`haproxy master ${haproxy.pid} is gone: restarting it on the last configuration`);
+      await haproxy.startOrAdopt().then(
+        () => log(`haproxy restarted, master pid ${haproxy.pid}`),
+        (e: unknown) =>
+          log(`haproxy restart failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    });
+  }, everyMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/** The reload history a previous agent run left (empty when none or unreadable). */
+function readHistory(file: string): ReloadRecord[] {
+  try {
+    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(v) ? (v as ReloadRecord[]) : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,3 @@
+export * from './lib/haproxy-bin.errors.js';
+export * from './lib/resolve.js';
+export * from './lib/version.js';

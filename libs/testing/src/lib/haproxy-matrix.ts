@@ -1,0 +1,59 @@
+import { availableMajors, type HaproxyInstall } from '#haproxy-bin';
+import { describe, it } from 'vitest';
+
+/** Environment variable narrowing the matrix, e.g. `HAPTIC_HAPROXY_MAJORS=3.0` (comma-separated). */
+export const HAPROXY_MAJORS_ENV = 'HAPTIC_HAPROXY_MAJORS';
+
+/** The suite-title tag the per-major reporter groups results by: `[haproxy 3.0]`. */
+export function majorTag(major: string): string {
+  return `[haproxy ${major}]`;
+}
+
+let installs: HaproxyInstall[] | undefined;
+
+/** Branches present on this machine, probed once per test worker. */
+function installed(): HaproxyInstall[] {
+  installs ??= availableMajors();
+  return installs;
+}
+
+function selectedMajors(env: NodeJS.ProcessEnv): string[] | undefined {
+  const value = env[HAPROXY_MAJORS_ENV]?.trim();
+  return value ? value.split(',').map((m) => m.trim()) : undefined;
+}
+
+function missingMessage(major: string, env: NodeJS.ProcessEnv): string {
+  const found = installed().map((i) => `${i.branch} (${i.bin})`);
+  const fix =
+    major === '3.0'
+      ? 'run `bash scripts/haproxy3.sh` (CI must run it before the tests)'
+      : `install HAProxy ${major} or point HAPTIC_HAPROXY_BIN at it`;
+  const narrow =
+    env['CI'] === 'true' ? '' : `, or narrow the matrix with ${HAPROXY_MAJORS_ENV}=<majors>`;
+  return `HAProxy ${major} is required by this suite but not installed (found: ${found.join(', ') || 'none'}): ${fix}${narrow}`;
+}
+
+/**
+ * Declares `body` once per HAProxy major (`'2.6'`, `'3.0'`), each inside a suite titled
+ * `[haproxy X.Y] <title>` and handed that major's binary. A requested major whose binary is
+ * missing is a failing test, never a skip. `HAPTIC_HAPROXY_MAJORS` narrows the list explicitly.
+ */
+export function describeForMajors(
+  majors: readonly string[],
+  title: string,
+  body: (haproxy: HaproxyInstall) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const selected = selectedMajors(env);
+  for (const major of majors) {
+    if (selected && !selected.includes(major)) continue;
+    const install = installed().find((i) => i.branch === major);
+    describe(`${majorTag(major)} ${title}`, () => {
+      if (install) body(install);
+      else
+        it(`has the HAProxy ${major} binary`, () => {
+          throw new Error(missingMessage(major, env));
+        });
+    });
+  }
+}

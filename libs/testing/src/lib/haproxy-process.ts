@@ -1,0 +1,105 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliCommand, parseShowProc, type ProcTable, waitUntil } from './haproxy-cli.js';
+
+/** A HAProxy started by a test in master-worker mode, in its own temporary folder. */
+export interface HaproxyUnderTest {
+  readonly bin: string;
+  readonly dir: string;
+  readonly configPath: string;
+  readonly masterSocket: string;
+  readonly adminSocket: string;
+  /** Everything the master printed on stderr so far (ALERTs of failed reloads land here). */
+  stderr(): string;
+  showProc(): Promise<ProcTable>;
+  /** Stops master and workers (SIGTERM, then SIGKILL after 5 s) and removes the folder. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly bin: string;
+  /** Builds the configuration; `adminSocket` is the path the `stats socket` line must use. */
+  readonly config: (paths: { dir: string; adminSocket: string }) => string;
+}
+
+/** Runs `haproxy -c -f <file>` and resolves with its exit code and combined output. */
+export function checkConfig(
+  bin: string,
+  configPath: string,
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(bin, ['-c', '-f', configPath], { timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+/** A loopback TCP port that was free a moment ago (HAProxy refuses `bind :0`). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts HAProxy in master-worker mode with a master socket and waits for its first worker. */
+export async function startHaproxy(options: StartOptions): Promise<HaproxyUnderTest> {
+  const dir = await mkdtemp(join(tmpdir(), 'haptic-haproxy-'));
+  const configPath = join(dir, 'haproxy.cfg');
+  const masterSocket = join(dir, 'master.sock');
+  const adminSocket = join(dir, 'admin.sock');
+  await writeFile(configPath, options.config({ dir, adminSocket }));
+  // The master socket needs an absolute path ("missing port specification" otherwise).
+  const child = spawn(options.bin, ['-W', '-S', `${masterSocket},mode,600`, '-f', configPath], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const showProc = async (): Promise<ProcTable> =>
+    parseShowProc(await cliCommand(masterSocket, 'show proc'));
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited(child);
+    clearTimeout(timer);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitUntil('the first worker', async () => {
+      if (child.exitCode !== null)
+        throw new Error(`haproxy exited with ${child.exitCode}: ${stderr}`);
+      return (await showProc()).workers.length > 0 ? true : undefined;
+    });
+  } catch (err) {
+    await stop();
+    throw new Error(`haproxy did not start: ${stderr}`, { cause: err });
+  }
+  return {
+    bin: options.bin,
+    dir,
+    configPath,
+    masterSocket,
+    adminSocket,
+    stderr: () => stderr,
+    showProc,
+    stop,
+  };
+}

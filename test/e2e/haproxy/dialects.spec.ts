@@ -1,0 +1,186 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAtLeast } from '#haproxy-bin';
+import {
+  checkConfig,
+  cliCommand,
+  describeForMajors,
+  freePort,
+  type HaproxyUnderTest,
+  startHaproxy,
+  waitUntil,
+} from '#testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertificate, makeSiteFiles, servedCommonName, siteConfig } from './fixtures.js';
+
+// The raw behaviour of each HAProxy major that haptic's agent and escaper depend on: config
+// checks, master-worker start, both reload dialects and both payload framings.
+describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
+  const synchronousReload = isAtLeast(haproxy.version, 2, 7);
+  const customTerminator = isAtLeast(haproxy.version, 3, 0);
+  let site: ReturnType<typeof makeSiteFiles>;
+  let port: number;
+  let h: HaproxyUnderTest;
+  let config: string;
+
+  beforeAll(async () => {
+    site = makeSiteFiles();
+    port = await freePort();
+    h = await startHaproxy({
+      bin: haproxy.bin,
+      config: ({ adminSocket }) => (config = siteConfig({ adminSocket, port, ...site })),
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rmSync(site.dir, { recursive: true, force: true });
+  });
+
+  describe('haproxy -c', () => {
+    it('accepts a valid configuration', async () => {
+      const result = await checkConfig(haproxy.bin, h.configPath);
+      expect(result.code).toBe(0);
+    });
+
+    it('rejects an invalid one, naming the line', async () => {
+      const bad = join(site.dir, 'bad.cfg');
+      writeFileSync(bad, config.replace('server s1 127.0.0.1:9', 'server s1 127.0.0.1:abc'));
+      const result = await checkConfig(haproxy.bin, bad);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toMatch(/\[ALERT\].*bad\.cfg:\d+/);
+    });
+  });
+
+  describe('master-worker', () => {
+    it(`runs a ${haproxy.branch} worker under a master socket`, async () => {
+      const proc = await h.showProc();
+      expect(proc.master.version).toBe(haproxy.version.text);
+      expect(proc.workers.map((w) => w.version)).toEqual([haproxy.version.text]);
+    });
+
+    it(
+      synchronousReload
+        ? 'answers reload synchronously with Success=1'
+        : 'reloads silently, seen through show proc',
+      async () => {
+        const before = await h.showProc();
+        const reply = await cliCommand(h.masterSocket, 'reload', { timeoutMs: 30_000 });
+        const after = await waitUntil('a new current worker', async () => {
+          const proc = await h.showProc();
+          return proc.workers.some((w) => w.pid !== before.workers[0]!.pid) ? proc : undefined;
+        });
+        if (synchronousReload) {
+          expect(reply).toMatch(/^Success=1\n--\n/);
+          expect(reply).toContain('Loading success');
+        } else {
+          expect(reply).toBe('');
+        }
+        expect(after.master.reloads).toBe(before.master.reloads + 1);
+        expect(after.master.failedReloads).toBe(0);
+      },
+    );
+
+    it(
+      synchronousReload
+        ? 'answers Success=0 to a failed reload'
+        : 'counts a failed reload in show proc',
+      async () => {
+        const before = await h.showProc();
+        writeFileSync(
+          h.configPath,
+          config.replace('server s1 127.0.0.1:9', 'server s1 127.0.0.1:abc'),
+        );
+        try {
+          const reply = await cliCommand(h.masterSocket, 'reload', { timeoutMs: 30_000 });
+          if (synchronousReload) expect(reply).toMatch(/^Success=0\n/);
+          else expect(reply).toBe('');
+          const after = await waitUntil('the failed reload to be counted', async () => {
+            const proc = await h.showProc();
+            return proc.master.failedReloads > 0 ? proc : undefined;
+          });
+          // The old worker keeps serving.
+          expect(after.workers.map((w) => w.pid)).toEqual(before.workers.map((w) => w.pid));
+          expect(await servedCommonName(port)).toBeTruthy();
+        } finally {
+          writeFileSync(h.configPath, config);
+        }
+      },
+    );
+  });
+
+  describe('CLI payloads', () => {
+    it('adds map entries from a << payload ended by an empty line', async () => {
+      const reply = await cliCommand(
+        h.adminSocket,
+        `add map ${site.mapPath} <<\na.example.com be_a\nb.example.com be_b\n\n`,
+      );
+      expect(reply).toBe('\n');
+      const map = await cliCommand(h.adminSocket, `show map ${site.mapPath}`);
+      expect(map).toMatch(/ a\.example\.com be_a\n/);
+      expect(map).toMatch(/ b\.example\.com be_b\n/);
+    });
+
+    it(
+      customTerminator
+        ? 'accepts a custom <<%EOF% terminator'
+        : 'rejects a custom <<%EOF% terminator',
+      async () => {
+        const reply = await cliCommand(
+          h.adminSocket,
+          `add map ${site.mapPath} <<%EOF%\nc.example.com be_c\n%EOF%\n`,
+        );
+        const map = await cliCommand(h.adminSocket, `show map ${site.mapPath}`);
+        if (customTerminator) {
+          expect(reply).toBe('\n');
+          expect(map).toMatch(/ c\.example\.com be_c\n/);
+        } else {
+          expect(reply).toContain("'add map' expects three parameters");
+          expect(map).not.toContain('c.example.com');
+        }
+      },
+    );
+
+    it('replaces the served certificate from a set ssl cert << payload', async () => {
+      const { cert, key } = makeCertificate('two.example.com');
+      const set = await cliCommand(
+        h.adminSocket,
+        `set ssl cert ${site.certPath} <<\n${cert}${key}\n`,
+      );
+      expect(set).toMatch(/^Transaction (created|updated) for certificate /);
+      const commit = await cliCommand(h.adminSocket, `commit ssl cert ${site.certPath}`);
+      expect(commit).toContain('Success!');
+      expect(await servedCommonName(port)).toBe('two.example.com');
+    });
+
+    it(
+      customTerminator
+        ? 'keeps a PEM with a blank line whole inside <<%EOF%'
+        : 'cuts a PEM at its blank line (the key is lost)',
+      async () => {
+        const { cert, key } = makeCertificate('three.example.com');
+        const payload = customTerminator
+          ? `<<%EOF%\n${cert}\n${key}%EOF%\n`
+          : `<<\n${cert}\n${key}\n`;
+        await cliCommand(h.adminSocket, `set ssl cert ${site.certPath} ${payload}`);
+        const commit = await cliCommand(h.adminSocket, `commit ssl cert ${site.certPath}`);
+        if (customTerminator) {
+          expect(commit).toContain('Success!');
+          expect(await servedCommonName(port)).toBe('three.example.com');
+        } else {
+          expect(commit).toContain('must contain at least a certificate and a private key');
+          await cliCommand(h.adminSocket, `abort ssl cert ${site.certPath}`);
+          expect(await servedCommonName(port)).toBe('two.example.com');
+        }
+      },
+    );
+
+    it(
+      customTerminator ? 'knows wait srv-removable' : 'does not know wait srv-removable',
+      async () => {
+        const reply = await cliCommand(h.adminSocket, 'wait 100 srv-removable be_default/s1');
+        if (customTerminator) expect(reply).not.toMatch(/Unknown command/);
+        else expect(reply).toMatch(/Unknown command/);
+      },
+    );
+  });
+});
