@@ -32,7 +32,10 @@ describe('RenderListener', () => {
       { ingresses: objects },
     );
     moduleRef = await Test.createTestingModule({
-      imports: [BusModule, RenderModule.forRoot({ snapshotSource: { snapshot: () => snapshot } })],
+      imports: [
+        BusModule,
+        RenderModule.forRoot({ snapshotSource: { snapshot: () => Promise.resolve(snapshot) } }),
+      ],
     }).compile();
     await moduleRef.init();
     return moduleRef.get<HapticBus>(EVENT_BUS);

@@ -7,9 +7,12 @@ import { formatProblem } from './lib/problems.js';
 import type { PreviousDeployment, RenderResult, RenderSnapshot } from './lib/types.js';
 import { RenderService } from './render.service.js';
 
-/** Port: where the listener gets the current index snapshot (the IndexModule provides it). */
+/**
+ * Port: where the listener gets the current index snapshot (the IndexModule provides it; its
+ * snapshot may be asynchronous because on-demand stores fetch objects first).
+ */
 export interface RenderSnapshotSource {
-  snapshot(): RenderSnapshot;
+  snapshot(): RenderSnapshot | Promise<RenderSnapshot>;
 }
 
 /** DI token of the RenderSnapshotSource. */
@@ -70,7 +73,8 @@ export class RenderListener implements OnModuleInit {
       return;
     }
     const started = performance.now();
-    const result = this.service.render(this.source.snapshot(), {
+    const snapshot = await this.source.snapshot();
+    const result = this.service.render(snapshot, {
       controller: { haproxy_pods: this.pods, is_leader: this.leader },
       ...(this.previous ? { previous: this.previous } : {}),
     });
