@@ -41,10 +41,13 @@ describe('RenderListener', () => {
     return moduleRef.get<HapticBus>(EVENT_BUS);
   }
 
-  it('renders on a new config and on triggers while leading, and publishes the outcome', async () => {
+  it('renders on each trigger while leading (not on a config alone), and publishes the outcome', async () => {
     const bus = await start([ingress('a', 'web', 'web.example.com')]);
     bus.setState('leader.status', { isLeader: true, identity: 'me' });
     bus.setState('config.current', config);
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(0); // the reconcile loop triggers
+    await bus.publish('reconcile.triggered', { reason: 'index synced', coalesced: 0 });
     await bus.idle();
     expect(published(bus, 'render.completed')).toHaveLength(1);
     const rendered = bus.getState('render.rendered');
@@ -69,6 +72,7 @@ describe('RenderListener', () => {
     const bus = await start([ingress('a', 'ok', 'ok.example.com'), ingress('b', 'bad', 'x\ny')]);
     bus.setState('leader.status', { isLeader: true, identity: 'me' });
     bus.setState('config.current', config);
+    await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
     await bus.idle();
     const q = published(bus, 'object.quarantined');
     expect(q.map((e) => e.payload.object)).toEqual([{ namespace: 'b', name: 'bad' }]);

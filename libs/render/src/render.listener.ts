@@ -30,6 +30,7 @@ export class RenderListener implements OnModuleInit {
   private pods: readonly HaproxyPod[] = [];
   private previous: PreviousDeployment | undefined;
   private configGeneration = 0;
+  private compiledFor: TemplateConfig | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -51,21 +52,35 @@ export class RenderListener implements OnModuleInit {
     this.previous = { haproxyConfig: v.outputs.haproxyConfig, maps };
   }
 
+  /**
+   * Compiles a new config version at once (so template errors are reported without waiting), but
+   * does not render: the ReconcileModule triggers the render once the index has synced, so a render
+   * never reads a half-listed world.
+   */
   private async onConfig(config: TemplateConfig): Promise<void> {
+    await this.compileFor(config);
+  }
+
+  /** Compiles `config` unless it is the one already compiled; false when it does not compile. */
+  private async compileFor(config: TemplateConfig): Promise<boolean> {
+    if (this.compiledFor === config) return this.service.ready;
+    this.compiledFor = config;
     const compiled = this.service.compile(config);
     if (!compiled.ok) {
       const reason = `templates do not compile: ${compiled.error.map(formatProblem).join('; ')}`;
       await this.bus.publish('render.failed', { reason });
-      return;
+      return false;
     }
     this.configGeneration = config.source.generation ?? 0;
-    // Level-based: a new config version is a reason to render the whole index again.
-    await this.renderNow();
+    return true;
   }
 
   /** Renders the current snapshot (leader only) and publishes the outcome. */
   async renderNow(): Promise<void> {
-    if (!this.leader || !this.service.ready) return;
+    if (!this.leader) return;
+    // The trigger may be handled before the config.current handler: compile the config in force.
+    const config = this.bus.getState('config.current');
+    if (!config || !(await this.compileFor(config)) || !this.service.ready) return;
     if (!this.source) {
       const reason = 'no index snapshot source is wired (RENDER_SNAPSHOT_SOURCE); nothing rendered';
       this.logger.warn(reason);

@@ -5,6 +5,7 @@ import { echoCommand } from './echo.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
 import { nodeSimCommand } from './node-sim.command.js';
 import { renderCommand } from './render.command.js';
+import { runCommand } from './run.command.js';
 import { validateCommand } from './validate.command.js';
 import { versionCommand } from './version.command.js';
 
@@ -17,5 +18,6 @@ export const commands: readonly CliCommand[] = [
   kubeSimCommand,
   nodeSimCommand,
   renderCommand,
+  runCommand,
   validateCommand,
 ];
