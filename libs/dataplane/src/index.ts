@@ -1,3 +1,6 @@
 export * from './dataplane.errors.js';
 export * from './lib/client.js';
 export * from './lib/deploy.js';
+export * from './lib/fleet.js';
+export { DataplaneModule } from './dataplane.module.js';
+export { DataplaneListener, type DataplaneModuleOptions } from './dataplane.listener.js';

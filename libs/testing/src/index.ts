@@ -1,5 +1,6 @@
 export * from './bus.js';
 export * from './fake-clock.js';
+export * from './fake-kube-api.js';
 export * from './lib/haproxy-cli.js';
 export * from './lib/haproxy-matrix.js';
 export * from './lib/haproxy-process.js';

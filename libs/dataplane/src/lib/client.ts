@@ -119,16 +119,20 @@ export class DataplaneClient {
   ): Promise<void> {
     const path = `v3/services/haproxy/storage/${kind}`;
     await this.call(async () => {
-      if (exists) {
+      if (exists && kind !== 'general') {
         await this.http.put(`${path}/${encodeURIComponent(name)}`, {
           body: content,
           headers: { 'content-type': 'text/plain' },
           searchParams: { skip_reload: 'true' },
         });
+      } else if (exists) {
+        // general files are replaced with a multipart upload (the spec's file_upload), not text/plain
+        await this.http.put(`${path}/${encodeURIComponent(name)}`, {
+          body: upload(name, content),
+          searchParams: { skip_reload: 'true' },
+        });
       } else {
-        const form = new FormData();
-        form.append('file_upload', new Blob([content]), name);
-        await this.http.post(path, { body: form });
+        await this.http.post(path, { body: upload(name, content) });
       }
     });
   }
@@ -156,6 +160,13 @@ export class DataplaneClient {
       throw translate(e, this.endpoint.url);
     }
   }
+}
+
+/** A multipart body with the file in `file_upload`, named by its storage name. */
+function upload(name: string, content: string): FormData {
+  const form = new FormData();
+  form.append('file_upload', new Blob([content]), name);
+  return form;
 }
 
 /** Maps HTTP failures onto haptic errors, keeping the API's own message. */

@@ -1,7 +1,13 @@
 import type { CliCommand } from '../command.js';
 import { agentCommand } from './agent.command.js';
 import { configCommand } from './config.command.js';
+import { echoCommand } from './echo.command.js';
 import { haproxyCommand } from './haproxy.command.js';
+import { kubeSimCommand } from './kube-sim.command.js';
+import { nodeSimCommand } from './node-sim.command.js';
+import { renderCommand } from './render.command.js';
+import { runCommand } from './run.command.js';
+import { validateCommand } from './validate.command.js';
 import { versionCommand } from './version.command.js';
 
 /** Every `haptic` subcommand, one line each (each issue adds its own). */
@@ -9,5 +15,11 @@ export const commands: readonly CliCommand[] = [
   versionCommand,
   configCommand,
   agentCommand,
+  echoCommand,
+  kubeSimCommand,
+  nodeSimCommand,
+  renderCommand,
+  runCommand,
+  validateCommand,
   haproxyCommand,
 ];

@@ -92,4 +92,16 @@ export class ValidationTestSpec {
   assertions: AssertionSpec[] = [];
 }
 
+/** Validation policy of the rendered configuration. */
+export class ValidationPolicySpec {
+  @Field(
+    'directives refused by default that this config may use, by id: lua-load, lua-load-per-thread, ' +
+      'lua-prepend-path, lua, program, external-check, setenv, ssl-engine, ssl-provider, ' +
+      'insecure-fork-wanted, default-path, filter-config, external-file',
+  )
+  @IsArray({ message: 'must be a list of directive ids' })
+  @IsString({ each: true, message: 'must be a list of directive ids' })
+  allowedDirectives: string[] = [];
+}
+
 export const templateRecord = recordOf(() => TemplateSpec);

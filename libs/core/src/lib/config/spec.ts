@@ -14,6 +14,7 @@ import { WatchedResourceSpec } from './spec-resources.js';
 import {
   TemplateSpec,
   TemplatingSettingsSpec,
+  ValidationPolicySpec,
   ValidationTestSpec,
   templateRecord,
 } from './spec-templates.js';
@@ -112,6 +113,11 @@ export class TemplateConfigSpec {
 
   @Field('certificate templates (PEM), by file name', { shape: templateRecord })
   sslCertificates: Record<string, TemplateSpec> = {};
+
+  @Field('what validation permits in the rendered configuration', {
+    shape: nested(() => ValidationPolicySpec),
+  })
+  validation = new ValidationPolicySpec();
 
   @Field('embedded tests run by haptic validate and after each config change', {
     shape: recordOf(() => ValidationTestSpec),

@@ -1,0 +1,83 @@
+import { ExitCode } from '../cli-io.js';
+import type { CliCommand } from '../command.js';
+
+interface RunFlags {
+  kubeconfig?: string;
+  namespace?: string;
+  config?: string;
+  address?: string;
+  healthPort?: string;
+  metricsPort?: string;
+  logLevel?: string;
+  identity?: string;
+  haproxyBin?: string;
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function signalled(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (s: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(s);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+export const runCommand: CliCommand = {
+  name: 'run',
+  register(program, ctx) {
+    const { io } = ctx;
+    const setExit = (code: number) => ctx.setExit(code);
+    program
+      .command('run')
+      .description('run the controller: watch, render, validate and deploy to every HAProxy pod')
+      .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then in-cluster)')
+      .option(
+        '-n, --namespace <ns>',
+        'namespace of the HAProxyTemplateConfig (env HAPTIC_NAMESPACE, POD_NAMESPACE)',
+      )
+      .option(
+        '-c, --config <name>',
+        'name of the HAProxyTemplateConfig (env HAPTIC_CONFIG_NAME; default haptic)',
+      )
+      .option('--address <ip>', 'address the HTTP listeners bind (default 0.0.0.0)')
+      .option('--health-port <port>', 'health and /debug port (default 8080; 0 picks one)')
+      .option('--metrics-port <port>', 'Prometheus /metrics port (default 9090; 0 picks one)')
+      .option('--log-level <level>', 'debug, info, warn or error (env HAPTIC_LOG_LEVEL)')
+      .option(
+        '--identity <name>',
+        'this replica in logs and the Dataplane request log (env POD_NAME)',
+      )
+      .option('--haproxy-bin <path>', 'HAProxy binary for validation (env HAPTIC_HAPROXY_BIN)')
+      .action(async (flags: RunFlags) => {
+        // Loaded here, not at the top: other subcommands must not pay for the controller's imports.
+        const { resolveRunOptions } = await import('../../run/run-options.js');
+        let options;
+        try {
+          const { config, ...rest } = flags;
+          options = resolveRunOptions({ ...rest, ...(config ? { configName: config } : {}) });
+        } catch (e) {
+          io.err(`haptic run: ${(e as Error).message}`);
+          setExit(ExitCode.invalidInput);
+          return;
+        }
+        const stop = signalled(); // installed before anything starts: an early SIGTERM is not lost
+        const { runController } = await import('../../run/compose.js');
+        const running = await runController(options);
+        io.out(
+          JSON.stringify({
+            msg: 'haptic controller running',
+            healthPort: running.healthPort,
+            metricsPort: running.metricsPort,
+          }),
+        );
+        const signal = await stop;
+        io.err(`haptic run: ${signal}: shutting down`);
+        await running.stop();
+        setExit(ExitCode.ok);
+      });
+  },
+};

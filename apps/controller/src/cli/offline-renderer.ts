@@ -1,0 +1,108 @@
+import type { DeepReadonly, TemplateConfig, TemplateConfigSpec } from '#core';
+import { ResourceIndex, type IndexSnapshot, type KubeObject } from '#index';
+import { compileTemplates, render, type CompiledTemplates, type RenderProblem } from '#render';
+import type {
+  FixtureRenderer,
+  FixtureRenderRequest,
+  RenderFailure,
+  RenderOutcome,
+} from '#validation';
+
+/** The renderer's problems as validation shows them. */
+export function renderFailure(p: RenderProblem): RenderFailure {
+  const o = p.object;
+  return {
+    message: p.message,
+    template: p.template,
+    ...(p.line === undefined ? {} : { line: p.line }),
+    ...(p.column === undefined ? {} : { column: p.column }),
+    ...(o ? { object: `${o.watched}/${o.namespace ? `${o.namespace}/` : ''}${o.name}` } : {}),
+  };
+}
+
+/** Indexes fixtures exactly as production does (ResourceIndex, every store kept in full). */
+async function indexFixtures(
+  spec: DeepReadonly<TemplateConfigSpec>,
+  fixtures: FixtureRenderRequest['fixtures'],
+): Promise<IndexSnapshot> {
+  const index = new ResourceIndex();
+  // Offline there is no API server to fetch on-demand objects from: keep every store in full.
+  index.configure(
+    Object.fromEntries(
+      Object.entries(spec.watchedResources).map(([n, w]) => [
+        n,
+        { indexBy: w.indexBy, store: 'full' as const },
+      ]),
+    ),
+  );
+  for (const name of Object.keys(spec.watchedResources)) {
+    index.reset(name, undefined, (fixtures[name] ?? []) as KubeObject[]);
+    index.listed(name);
+  }
+  return index.snapshot();
+}
+
+/** The template context as templates see it, for jsonpath assertions. */
+function contextOf(
+  spec: DeepReadonly<TemplateConfigSpec>,
+  snapshot: IndexSnapshot,
+  extra: unknown,
+): unknown {
+  const resources = Object.fromEntries(
+    Object.keys(spec.watchedResources).map((n) => [n, snapshot.list(n)]),
+  );
+  return { resources, extra, controller: { haproxy_pods: [], is_leader: true } };
+}
+
+/**
+ * A FixtureRenderer over the real renderer and index: compiles the config once, indexes each
+ * test's fixtures like production, renders with the test's extra values and quarantine off (so a
+ * test sees the error an object causes instead of the object silently left out).
+ */
+export class OfflineRenderer implements FixtureRenderer {
+  private readonly compiled: CompiledTemplates | RenderProblem[];
+
+  constructor(private readonly config: TemplateConfig) {
+    const result = compileTemplates(config.spec, { configVersion: 'offline' });
+    this.compiled = result.ok ? result.value : result.error;
+  }
+
+  /** Problems that make the templates unusable (syntax, unknown names, filters, snippets). */
+  compileProblems(): readonly RenderProblem[] {
+    return Array.isArray(this.compiled) ? this.compiled : [];
+  }
+
+  async render(req: FixtureRenderRequest): Promise<RenderOutcome> {
+    const compiled = this.compiled;
+    if (Array.isArray(compiled)) {
+      const first = compiled[0];
+      return {
+        ok: false,
+        error: first ? renderFailure(first) : { message: 'templates do not compile' },
+      };
+    }
+    let snapshot: IndexSnapshot;
+    try {
+      snapshot = await indexFixtures(this.config.spec, req.fixtures);
+    } catch (e) {
+      return {
+        ok: false,
+        error: { message: `fixtures cannot be indexed: ${(e as Error).message}` },
+      };
+    }
+    const result = render(compiled, snapshot, {
+      maxQuarantine: 0,
+      extra: req.extraContext,
+      controller: { haproxy_pods: [], is_leader: true, config_version: 'offline' },
+    });
+    if (!result.ok) {
+      const first = result.problems[0];
+      return { ok: false, error: first ? renderFailure(first) : { message: 'render failed' } };
+    }
+    return {
+      ok: true,
+      outputs: result.outputs,
+      context: contextOf(this.config.spec, snapshot, req.extraContext),
+    };
+  }
+}

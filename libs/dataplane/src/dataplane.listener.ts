@@ -1,0 +1,164 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { EVENT_BUS } from '#bus';
+import { durationMs } from '#core';
+import { METRICS_REGISTRY, type HapticBus } from '#events';
+import { Fleet, type PodDeployResult } from './lib/fleet.js';
+
+export const DATAPLANE_OPTIONS = Symbol.for('haptic.DataplaneOptions');
+
+export interface DataplaneModuleOptions {
+  /** Sent to the Dataplane API (User-Agent) so its request log names this replica. */
+  readonly identity: string;
+}
+
+interface Metrics {
+  readonly deployments: Counter<'pod' | 'result'>;
+  readonly duration: Histogram<'pod'>;
+  readonly reloads: Counter<'pod' | 'reason'>;
+  readonly lastSuccess: Gauge<'pod'>;
+}
+
+function metrics(registry: Registry): Metrics {
+  const registers = [registry];
+  return {
+    deployments: new Counter({
+      name: 'haptic_deployments_total',
+      help: 'Deployments to HAProxy pods, by result.',
+      labelNames: ['pod', 'result'],
+      registers,
+    }),
+    duration: new Histogram({
+      name: 'haptic_deployment_duration_seconds',
+      help: 'Time to deploy to one pod.',
+      labelNames: ['pod'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    }),
+    reloads: new Counter({
+      name: 'haptic_reloads_total',
+      help: 'HAProxy reloads caused by deployments.',
+      labelNames: ['pod', 'reason'],
+      registers,
+    }),
+    lastSuccess: new Gauge({
+      name: 'haptic_last_successful_deployment_timestamp_seconds',
+      help: 'When a deployment to the pod last succeeded.',
+      labelNames: ['pod'],
+      registers,
+    }),
+  };
+}
+
+/**
+ * render.validated + haproxy.pods + dataplane.credentials (states) → keep every pod on the newest
+ * validated render; publish deploy.completed / deploy.failed. Drift is corrected every
+ * driftPreventionInterval. (Until the leader issue lands, every replica deploys.)
+ */
+@Injectable()
+export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Dataplane');
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly metrics: Metrics | undefined;
+  private fleet: Fleet | undefined;
+  private driftTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: HapticBus,
+    @Inject(DATAPLANE_OPTIONS) private readonly options: DataplaneModuleOptions,
+    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
+  ) {
+    this.metrics = registry ? metrics(registry) : undefined;
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe.push(
+      this.bus.subscribeState('config.current', (e) => this.configure(e.payload.spec.dataplane), {
+        name: 'dataplane.config',
+      }),
+      this.bus.subscribeState('render.validated', (e) => this.fleet?.setRender(e.payload), {
+        name: 'dataplane.render',
+      }),
+      this.bus.subscribeState('haproxy.pods', (e) => this.fleet?.setPods(e.payload), {
+        name: 'dataplane.pods',
+      }),
+      this.bus.subscribeState(
+        'dataplane.credentials',
+        (e) => this.fleet?.setCredentials(e.payload),
+        { name: 'dataplane.credentials' },
+      ),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    if (this.driftTimer) clearInterval(this.driftTimer);
+    await this.fleet?.stop();
+  }
+
+  /** Per-pod state for /debug/pods. */
+  status(): ReturnType<Fleet['status']> {
+    return this.fleet?.status() ?? [];
+  }
+
+  private configure(dp: {
+    scheme: 'http' | 'https';
+    minDeploymentInterval: string;
+    maxParallel: number;
+    deploymentTimeout: string;
+    driftPreventionInterval: string;
+  }): void {
+    const previous = this.fleet;
+    if (previous) void previous.stop();
+    this.fleet = new Fleet({
+      scheme: dp.scheme,
+      minDeploymentIntervalMs: durationMs(dp.minDeploymentInterval),
+      maxParallel: dp.maxParallel,
+      timeoutMs: durationMs(dp.deploymentTimeout),
+      identity: this.options.identity,
+      onResult: (r) => this.report(r),
+    });
+    const { bus } = this;
+    const creds = bus.getState('dataplane.credentials');
+    const pods = bus.getState('haproxy.pods');
+    const render = bus.getState('render.validated');
+    if (creds) this.fleet.setCredentials(creds);
+    if (render) this.fleet.setRender(render);
+    if (pods) this.fleet.setPods(pods);
+    if (this.driftTimer) clearInterval(this.driftTimer);
+    this.driftTimer = setInterval(
+      () => this.fleet?.checkDrift(),
+      durationMs(dp.driftPreventionInterval),
+    );
+    this.driftTimer.unref();
+  }
+
+  private async report(r: PodDeployResult): Promise<void> {
+    const pod = `${r.pod.namespace}/${r.pod.name}`;
+    this.metrics?.duration.observe({ pod }, r.durationMs / 1000);
+    if (r.ok) {
+      this.metrics?.deployments.inc({ pod, result: r.outcome.changed ? 'applied' : 'unchanged' });
+      if (r.outcome.reloaded) this.metrics?.reloads.inc({ pod, reason: 'structural' });
+      this.metrics?.lastSuccess.set({ pod }, Date.now() / 1000);
+      await this.bus.publish('deploy.completed', {
+        pod,
+        hash: r.hash,
+        reloaded: r.outcome.reloaded,
+        runtimeOperations: 0,
+        durationMs: r.durationMs,
+      });
+      return;
+    }
+    this.metrics?.deployments.inc({ pod, result: 'failed' });
+    const reason = r.error instanceof Error ? r.error.message : String(r.error);
+    this.logger.warn(`deployment of ${r.hash.slice(0, 12)} to ${pod} failed: ${reason}`);
+    await this.bus.publish('deploy.failed', { pod, hash: r.hash, reason });
+  }
+}

@@ -1,0 +1,18 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  DATAPLANE_OPTIONS,
+  DataplaneListener,
+  type DataplaneModuleOptions,
+} from './dataplane.listener.js';
+
+/** DataplaneModule: deploys validated renders to every discovered HAProxy pod. Needs BusModule. */
+@Module({})
+export class DataplaneModule {
+  static forRoot(options: DataplaneModuleOptions): DynamicModule {
+    return {
+      module: DataplaneModule,
+      providers: [{ provide: DATAPLANE_OPTIONS, useValue: options }, DataplaneListener],
+      exports: [DataplaneListener],
+    };
+  }
+}

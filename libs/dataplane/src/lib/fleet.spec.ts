@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { HaproxyPod, ValidatedRender } from '#events';
+import type { DeployOutcome } from './deploy.js';
+import { Fleet, type PodDeployResult } from './fleet.js';
+
+const pod = (name: string, address = `127.0.0.${name.length}`): HaproxyPod => ({
+  namespace: 'ns',
+  name,
+  address,
+  dataplanePort: 5555,
+});
+const render = (hash: string): ValidatedRender => ({
+  hash,
+  configGeneration: 1,
+  outputs: { haproxyConfig: `# ${hash}\n`, maps: {}, files: {}, sslCertificates: {}, crtLists: {} },
+});
+const outcome: DeployOutcome = {
+  changed: true,
+  reloaded: true,
+  version: 2,
+  storageWrites: 0,
+  storageDeletes: 0,
+  conflictsRetried: 0,
+};
+
+function setup(opts: { maxParallel?: number; fail?: (url: string) => boolean } = {}) {
+  const calls: { url: string; hash: string }[] = [];
+  const results: PodDeployResult[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const gates: (() => void)[] = [];
+  const fleet = new Fleet({
+    scheme: 'http',
+    minDeploymentIntervalMs: 0,
+    maxParallel: opts.maxParallel ?? 10,
+    identity: 'test',
+    timeoutMs: 1000,
+    onResult: (r) => void results.push(r),
+    sleep: () => Promise.resolve(),
+    deploy: async (client, r) => {
+      calls.push({ url: client.endpoint.url, hash: r.hash });
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      inFlight--;
+      if (opts.fail?.(client.endpoint.url)) throw new Error('refused');
+      return outcome;
+    },
+  });
+  const releaseAll = async () => {
+    for (let i = 0; i < 50 && (gates.length > 0 || fleet.status().some((s) => s.busy)); i++) {
+      for (const g of gates.splice(0)) g();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  const stop = async () => {
+    const stopped = fleet.stop();
+    let done = false;
+    void stopped.then(() => (done = true));
+    for (let i = 0; i < 50 && !done; i++) {
+      for (const g of gates.splice(0)) g();
+      await new Promise((r) => setImmediate(r));
+    }
+    await stopped;
+  };
+  return { fleet, calls, results, releaseAll, stop, maxInFlight: () => maxInFlight };
+}
+
+describe('Fleet', () => {
+  it('deploys only the newest render to a busy pod (latest wins)', async () => {
+    const { fleet, calls, releaseAll } = setup();
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setPods([pod('a')]);
+    fleet.setRender(render('r1'));
+    await new Promise((r) => setImmediate(r));
+    fleet.setRender(render('r2'));
+    fleet.setRender(render('r3'));
+    await releaseAll();
+    expect(calls.map((c) => c.hash)).toEqual(['r1', 'r3']);
+  });
+
+  it('gives a new pod the current render at once, and leaves pods that are already current alone', async () => {
+    const { fleet, calls, releaseAll } = setup();
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setRender(render('r1'));
+    fleet.setPods([pod('a')]);
+    await releaseAll();
+    fleet.setPods([pod('a'), pod('bb')]);
+    await releaseAll();
+    expect(calls).toEqual([
+      { url: 'http://127.0.0.1:5555', hash: 'r1' },
+      { url: 'http://127.0.0.2:5555', hash: 'r1' },
+    ]);
+  });
+
+  it('waits for credentials before deploying', async () => {
+    const { fleet, calls, releaseAll } = setup();
+    fleet.setPods([pod('a')]);
+    fleet.setRender(render('r1'));
+    await releaseAll();
+    expect(calls).toHaveLength(0);
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    await releaseAll();
+    expect(calls).toHaveLength(1);
+  });
+
+  it('deploys to at most maxParallel pods at once', async () => {
+    const { fleet, calls, releaseAll, maxInFlight } = setup({ maxParallel: 2 });
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setRender(render('r1'));
+    fleet.setPods(['a', 'bb', 'ccc', 'dddd', 'eeeee'].map((n) => pod(n)));
+    await releaseAll();
+    expect(calls).toHaveLength(5);
+    expect(maxInFlight()).toBe(2);
+  });
+
+  it('reports a failed pod and keeps serving the others', async () => {
+    const { fleet, results, releaseAll, stop } = setup({
+      fail: (url) => url.includes('127.0.0.1:'),
+    });
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setRender(render('r1'));
+    fleet.setPods([pod('a'), pod('bb')]);
+    await releaseAll();
+    const byPod = Object.fromEntries(results.slice(0, 2).map((r) => [r.pod.name, r.ok]));
+    expect(byPod).toEqual({ a: false, bb: true });
+    expect(results.filter((r) => r.pod.name === 'a').length).toBeGreaterThan(1); // retried
+    await stop();
+  });
+});

@@ -1,0 +1,211 @@
+import { readFile } from 'node:fs/promises';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { AddressInfo, Server, Socket } from 'node:net';
+import { TLSSocket, type PeerCertificate } from 'node:tls';
+import type { EchoConfig, EchoContext, EchoTlsFiles } from './echo-config.js';
+import { EchoStartError } from './echo.errors.js';
+import {
+  buildRequestAssertions,
+  echoSetHeaders,
+  parseGoDuration,
+  type TlsAssertions,
+} from './request-assertions.js';
+
+type AnyRequest = IncomingMessage | Http2ServerRequest;
+type AnyResponse = ServerResponse | Http2ServerResponse;
+
+/** One listening socket of a running echo server. */
+export interface EchoListener {
+  readonly kind: 'http' | 'h2c' | 'https' | 'grpc' | 'grpc-tls';
+  readonly address: string;
+  readonly port: number;
+}
+
+/** A running echo server: where it listens, and how to stop it. */
+export interface RunningEcho {
+  readonly listeners: readonly EchoListener[];
+  close(): Promise<void>;
+}
+
+function toPem(raw: Buffer): string {
+  const b64 = raw.toString('base64').replace(/.{1,64}/g, '$&\n');
+  return `-----BEGIN CERTIFICATE-----\n${b64}-----END CERTIFICATE-----\n`;
+}
+
+/** The peer's certificate chain as PEM blocks, leaf first. */
+export function peerChainPem(leaf: PeerCertificate | undefined): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  let cert = leaf as (PeerCertificate & { issuerCertificate?: PeerCertificate }) | undefined;
+  while (cert?.raw !== undefined && !seen.has(cert.fingerprint256)) {
+    seen.add(cert.fingerprint256);
+    out.push(toPem(cert.raw));
+    cert = cert.issuerCertificate;
+  }
+  return out;
+}
+
+function tlsOf(socket: TLSSocket): TlsAssertions {
+  const peers = peerChainPem(socket.getPeerCertificate(true));
+  const alpn = socket.alpnProtocol;
+  return {
+    version: socket.getProtocol() ?? '',
+    ...(peers.length > 0 ? { peerCertificates: peers } : {}),
+    serverName: (socket as TLSSocket & { servername?: string | false }).servername || '',
+    ...(typeof alpn === 'string' && alpn !== '' ? { negotiatedProtocol: alpn } : {}),
+    cipherSuite: socket.getCipher().standardName,
+  };
+}
+
+function socketOf(req: AnyRequest): Socket | undefined {
+  // HTTP/2's compat socket is a proxy; the session's own socket answers TLS questions.
+  return 'stream' in req ? req.stream.session?.socket : req.socket;
+}
+
+function sendJson(res: AnyResponse, code: number, body: unknown): void {
+  res.statusCode = code;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(JSON.stringify(body, null, 1));
+}
+
+function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
+  const socket = socketOf(req);
+  const uri = req.url ?? '/';
+  const host =
+    'authority' in req && req.authority !== '' ? req.authority : (req.headers.host ?? '');
+  const assertions = buildRequestAssertions(
+    {
+      uri,
+      host,
+      method: req.method ?? 'GET',
+      httpVersion: req.httpVersion,
+      rawHeaders: req.rawHeaders,
+      ...(socket instanceof TLSSocket ? { tls: tlsOf(socket) } : {}),
+    },
+    context,
+  );
+  const set = req.headers['x-echo-set-header'];
+  for (const [name, value] of echoSetHeaders(set === undefined ? [] : [set].flat())) {
+    res.setHeader(name, value);
+  }
+  sendJson(res, 200, assertions);
+}
+
+/** Routes one request: `/health`, `/status/NNN`, otherwise the echo (with optional `?delay=`). */
+export function handleEchoRequest(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
+  const url = new URL(req.url ?? '/', 'http://echo.invalid');
+  const path = url.pathname.replaceAll('//', '/');
+  if (path === '/health') {
+    res.statusCode = 200;
+    res.end('OK');
+    return;
+  }
+  if (path.startsWith('/status/')) {
+    const m = /^\/status\/(\d\d\d)$/.exec(req.url ?? '');
+    res.statusCode = m?.[1] === undefined ? 400 : Number(m[1]);
+    res.end();
+    return;
+  }
+  const delay = url.searchParams.get('delay');
+  if (delay !== null && delay !== '') {
+    const ms = parseGoDuration(delay);
+    if (ms === undefined) {
+      sendJson(res, 500, { message: `time: invalid duration ${JSON.stringify(delay)}` });
+      return;
+    }
+    setTimeout(() => echo(req, res, context), ms).unref();
+    return;
+  }
+  echo(req, res, context);
+}
+
+function listen(server: Server, address: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error): void =>
+      reject(new EchoStartError(`cannot listen on ${address}:${port}: ${e.message}`, { cause: e }));
+    server.once('error', onError);
+    server.listen(port, address, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Closes a server and drops its open connections (keep-alive and HTTP/2 sessions would hold it open). */
+function closer(server: Server): () => Promise<void> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+}
+
+async function secureServer(tls: EchoTlsFiles, context: EchoContext): Promise<Server> {
+  const [cert, key, ca] = await Promise.all([
+    readFile(tls.certFile),
+    readFile(tls.keyFile),
+    tls.clientCaFile === undefined ? undefined : readFile(tls.clientCaFile),
+  ]).catch((e: unknown) => {
+    throw new EchoStartError(
+      `cannot read TLS files: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
+  });
+  // Client certificates are verified when sent but not required (Go's VerifyClientCertIfGiven).
+  const server = http2.createSecureServer(
+    {
+      cert,
+      key,
+      allowHTTP1: true,
+      ...(ca === undefined ? {} : { ca, requestCert: true, rejectUnauthorized: false }),
+    },
+    (req, res) => handleEchoRequest(req, res, context),
+  );
+  if (ca !== undefined) {
+    server.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.getPeerCertificate().raw !== undefined && !socket.authorized) socket.destroy();
+    });
+  }
+  return server;
+}
+
+/** Starts the HTTP echo listeners the configuration asks for: HTTP, and h2c and HTTPS when set. */
+export async function startHttpEcho(config: EchoConfig): Promise<RunningEcho> {
+  const closers: (() => Promise<void>)[] = [];
+  const listeners: EchoListener[] = [];
+  const add = async (kind: EchoListener['kind'], server: Server, port: number): Promise<void> => {
+    closers.push(closer(server));
+    listeners.push({
+      kind,
+      address: config.address,
+      port: await listen(server, config.address, port),
+    });
+  };
+  const close = async (): Promise<void> => {
+    await Promise.all(closers.map((c) => c()));
+  };
+  try {
+    await add(
+      'http',
+      http.createServer((req, res) => handleEchoRequest(req, res, config.context)),
+      config.httpPort,
+    );
+    if (config.h2cPort !== undefined) {
+      const h2c = http2.createServer((req, res) => handleEchoRequest(req, res, config.context));
+      await add('h2c', h2c, config.h2cPort);
+    }
+    if (config.tls !== undefined)
+      await add('https', await secureServer(config.tls, config.context), config.httpsPort);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { listeners, close };
+}

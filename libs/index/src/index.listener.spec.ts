@@ -1,0 +1,54 @@
+import type { HapticBus } from '#events';
+import { createTestBus, published } from '#testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IndexListener } from './index.listener.js';
+import { ResourceIndex } from './lib/resource-index.js';
+
+const obj = (name: string) => ({ metadata: { namespace: 'a', name } });
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('IndexListener', () => {
+  let bus: HapticBus;
+  let index: ResourceIndex;
+  let listener: IndexListener;
+  beforeEach(async () => {
+    bus = await createTestBus();
+    index = new ResourceIndex();
+    index.configure({
+      ings: { indexBy: ['metadata.name'], store: 'full' },
+      secrets: { indexBy: ['metadata.name'], store: 'full' },
+    });
+    listener = new IndexListener(index, bus);
+    listener.onModuleInit();
+  });
+  afterEach(() => listener.onApplicationShutdown());
+
+  it('coalesces changes per resource and names the object when only one changed', async () => {
+    index.upsert('ings', obj('x'));
+    index.upsert('ings', obj('y'));
+    index.upsert('secrets', obj('s'));
+    await tick();
+    index.remove('ings', obj('x'));
+    await tick();
+    await bus.idle();
+    expect(published(bus, 'resource.changed').map((e) => e.payload)).toEqual([
+      { watched: 'ings', change: 'modified' },
+      { watched: 'secrets', change: 'added', object: { namespace: 'a', name: 's' } },
+      { watched: 'ings', change: 'deleted', object: { namespace: 'a', name: 'x' } },
+    ]);
+    expect(listener.coalesced).toBe(1);
+  });
+
+  it('publishes index.synced once every resource is listed, even one that could not be', async () => {
+    index.reset('ings', undefined, [obj('x')]);
+    index.listed('ings');
+    await tick();
+    expect(published(bus, 'index.synced')).toHaveLength(0);
+    index.listed('secrets'); // e.g. forbidden: listed without any object
+    await tick();
+    await bus.idle();
+    expect(published(bus, 'index.synced').map((e) => e.payload)).toEqual([
+      { watched: ['ings', 'secrets'] },
+    ]);
+  });
+});

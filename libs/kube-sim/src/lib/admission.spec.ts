@@ -1,0 +1,287 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read API JSON loosely */
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KubeSim } from './kube-sim.js';
+import type { KubeObject } from './types.js';
+import { generateCertificate, type TlsMaterial } from './tls.js';
+
+let sim: KubeSim;
+let tls: TlsMaterial;
+let hook: Server;
+let hookUrl: string;
+const reviews: any[] = [];
+let delayMs = 0;
+
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+) {
+  const res = await fetch(sim.url + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': contentType },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { code: res.status, body: (await res.json()) as any, warning: res.headers.get('warning') };
+}
+
+const ingresses = '/apis/networking.k8s.io/v1/namespaces/default/ingresses';
+const ing = (name: string, host: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { name, labels },
+  spec: { rules: [{ host }] },
+});
+
+function vwc(webhook: Record<string, unknown>) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'haptic' },
+    webhooks: [
+      {
+        name: 'vingress.haptic.test',
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        clientConfig: {
+          url: `${hookUrl}/validate`,
+          caBundle: Buffer.from(tls.cert).toString('base64'),
+        },
+        rules: [
+          {
+            operations: ['CREATE', 'UPDATE'],
+            apiGroups: ['networking.k8s.io'],
+            apiVersions: ['v1'],
+            resources: ['ingresses'],
+          },
+        ],
+        ...webhook,
+      },
+    ],
+  };
+}
+
+beforeAll(async () => {
+  tls = await generateCertificate({
+    dnsNames: ['localhost', 'hook.default.svc'],
+    ipAddresses: ['127.0.0.1'],
+  });
+  hook = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const review = JSON.parse(body);
+      reviews.push(review);
+      const host: string = review.request.object?.spec?.rules?.[0]?.host ?? '';
+      const deny = host.startsWith('deny');
+      const response = {
+        uid: review.request.uid,
+        allowed: !deny,
+        ...(deny
+          ? { status: { code: 403, message: `host ${host} is not allowed` } }
+          : { warnings: ['checked by the test webhook'] }),
+      };
+      setTimeout(
+        () =>
+          res.end(
+            JSON.stringify({
+              apiVersion: 'admission.k8s.io/v1',
+              kind: 'AdmissionReview',
+              response,
+            }),
+          ),
+        delayMs,
+      );
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  hookUrl = `https://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+  sim = await KubeSim.start();
+});
+afterAll(async () => {
+  await sim.stop();
+  hook.closeAllConnections();
+  await new Promise((r) => hook.close(r));
+});
+beforeEach(async () => {
+  await sim.reset();
+  reviews.length = 0;
+  delayMs = 0;
+});
+
+describe('validating admission webhooks', () => {
+  it('calls the webhook over HTTPS with AdmissionReview v1 and returns its denial as a real server words it', async () => {
+    await sim.apply(vwc({}));
+    const allowed = await call('POST', ingresses, ing('a', 'ok.example.com'));
+    expect(allowed.code).toBe(201);
+    expect(allowed.warning).toContain('checked by the test webhook');
+    expect(reviews[0]).toMatchObject({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        operation: 'CREATE',
+        namespace: 'default',
+        name: 'a',
+        kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+        resource: { resource: 'ingresses' },
+      },
+    });
+    const denied = await call('POST', ingresses, ing('b', 'deny.example.com'));
+    expect(denied.code).toBe(403);
+    expect(denied.body.message).toBe(
+      'admission webhook "vingress.haptic.test" denied the request: host deny.example.com is not allowed',
+    );
+    expect((await call('GET', `${ingresses}/b`)).code).toBe(404);
+    const update = await call(
+      'PATCH',
+      `${ingresses}/a`,
+      { spec: { rules: [{ host: 'deny.example.com' }] } },
+      'application/merge-patch+json',
+    );
+    expect(update.code).toBe(403);
+    expect(reviews.at(-1).request.operation).toBe('UPDATE');
+    expect(reviews.at(-1).request.oldObject.spec.rules[0].host).toBe('ok.example.com');
+  });
+
+  it('honours objectSelector and namespaceSelector', async () => {
+    await sim.apply(
+      vwc({
+        objectSelector: { matchLabels: { check: 'yes' } },
+        namespaceSelector: {
+          matchExpressions: [
+            { key: 'kubernetes.io/metadata.name', operator: 'In', values: ['default'] },
+          ],
+        },
+      }),
+    );
+    expect((await call('POST', ingresses, ing('skip', 'deny.example.com'))).code).toBe(201);
+    expect(
+      (await call('POST', ingresses, ing('check', 'deny.example.com', { check: 'yes' }))).code,
+    ).toBe(403);
+    expect(
+      (
+        await call(
+          'POST',
+          '/apis/networking.k8s.io/v1/namespaces/kube-system/ingresses',
+          ing('other-ns', 'deny.example.com', { check: 'yes' }),
+        )
+      ).code,
+    ).toBe(201);
+  });
+
+  it('respects failurePolicy and timeoutSeconds', async () => {
+    await sim.apply(
+      vwc({
+        clientConfig: {
+          url: 'https://127.0.0.1:1/validate',
+          caBundle: Buffer.from(tls.cert).toString('base64'),
+        },
+      }),
+    );
+    const failed = await call('POST', ingresses, ing('a', 'ok.example.com'));
+    expect(failed.code).toBe(500);
+    expect(failed.body.message).toMatch(
+      /^Internal error occurred: failed calling webhook "vingress.haptic.test": failed to call webhook: Post "https:\/\/127.0.0.1:1\/validate"/,
+    );
+    await sim.apply(
+      vwc({
+        failurePolicy: 'Ignore',
+        clientConfig: { url: 'https://127.0.0.1:1/validate' },
+      }),
+    );
+    expect((await call('POST', ingresses, ing('b', 'ok.example.com'))).code).toBe(201);
+    delayMs = 1500;
+    await sim.apply(vwc({ timeoutSeconds: 1 }));
+    const slow = await call('POST', ingresses, ing('c', 'ok.example.com'));
+    expect(slow.code).toBe(500);
+    expect(slow.body.message).toContain('context deadline exceeded');
+  });
+
+  it('refuses matchConditions (CEL) instead of ignoring them', async () => {
+    const r = await call(
+      'POST',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+      vwc({ matchConditions: [{ name: 'x', expression: 'true' }] }),
+    );
+    expect(r.code).toBe(422);
+    expect(r.body.message).toContain('kube-sim does not evaluate CEL matchConditions');
+  });
+
+  it('reaches a webhook named by service through the Service and its EndpointSlice, verifying <svc>.<ns>.svc', async () => {
+    const port = Number(new URL(hookUrl).port);
+    await sim.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'hook', namespace: 'default' },
+        spec: { ports: [{ port: 443, targetPort: port }] },
+      },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: 'hook-1',
+          namespace: 'default',
+          labels: { 'kubernetes.io/service-name': 'hook' },
+        },
+        addressType: 'IPv4',
+        endpoints: [
+          { addresses: ['127.0.0.9'], conditions: { ready: false } },
+          { addresses: ['127.0.0.1'], conditions: { ready: true } },
+        ],
+        ports: [{ port }],
+      },
+    ] as KubeObject[]);
+    await sim.apply(
+      vwc({
+        clientConfig: {
+          service: { namespace: 'default', name: 'hook', path: '/validate' },
+          caBundle: Buffer.from(tls.cert).toString('base64'),
+        },
+      }),
+    );
+    const denied = await call('POST', ingresses, ing('svc', 'deny.example.com'));
+    expect(denied.code).toBe(403);
+    expect(denied.body.message).toContain(
+      'admission webhook "vingress.haptic.test" denied the request',
+    );
+    await call('DELETE', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/hook-1');
+    const none = await call('POST', ingresses, ing('svc2', 'ok.example.com'));
+    expect(none.code).toBe(500);
+    expect(none.body.message).toContain('no endpoints available for service "hook"');
+  });
+
+  it('keeps optimistic concurrency while writes await a webhook: one conditional winner, no lost merges', async () => {
+    delayMs = 20;
+    await sim.apply(vwc({}));
+    const created = (await call('POST', ingresses, ing('race', 'a.example.com'))).body;
+    const puts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('PUT', `${ingresses}/race`, {
+          ...created,
+          spec: { rules: [{ host: `h${i}.example.com` }] },
+        }),
+      ),
+    );
+    expect(puts.filter((p) => p.code === 200)).toHaveLength(1);
+    expect(puts.filter((p) => p.code === 409)).toHaveLength(7);
+    const merges = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call(
+          'PATCH',
+          `${ingresses}/race`,
+          {
+            metadata: { labels: { [`l${i}`]: 'x' } },
+            spec: { rules: [{ host: `m${i}.example.com` }] },
+          },
+          'application/merge-patch+json',
+        ),
+      ),
+    );
+    expect(merges.every((m) => m.code === 200)).toBe(true);
+    const final = (await call('GET', `${ingresses}/race`)).body;
+    expect(Object.keys(final.metadata.labels as object)).toHaveLength(8);
+  });
+});

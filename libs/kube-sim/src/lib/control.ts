@@ -1,0 +1,57 @@
+import type { FailRule } from './faults.js';
+import { errors } from './status.js';
+import { isObject } from './types.js';
+import type { KubeSim } from './kube-sim.js';
+
+/** The control endpoint (POST /kube-sim/...): faults and reset for tests in other processes. */
+export class Control {
+  constructor(private readonly sim: KubeSim) {}
+
+  async run(action: string, body: unknown): Promise<unknown> {
+    const b = isObject(body) ? body : {};
+    const f = this.sim.faults;
+    switch (action) {
+      case 'faults/close-watches':
+        return { closed: f.closeWatches() };
+      case 'faults/expire-next-watch':
+        f.expireNextWatch(typeof b.count === 'number' ? b.count : 1);
+        return { ok: true };
+      case 'faults/fail': {
+        if (typeof b.path !== 'string')
+          throw errors.badRequest('faults/fail needs {"path": "...", "code": 500|429, "count": N}');
+        const code = b.code === 429 ? 429 : b.code === 503 ? 503 : 500;
+        const rule: Omit<FailRule, 'count'> & { count?: number } = {
+          path: b.path,
+          code,
+          count: typeof b.count === 'number' ? b.count : 1,
+        };
+        f.failRequests({
+          ...rule,
+          ...(typeof b.retryAfterSeconds === 'number'
+            ? { retryAfterSeconds: b.retryAfterSeconds }
+            : {}),
+          ...(typeof b.method === 'string' ? { method: b.method } : {}),
+        });
+        return { ok: true };
+      }
+      case 'faults/latency':
+        f.setLatency(typeof b.ms === 'number' ? b.ms : 0);
+        return { ok: true };
+      case 'faults/compact':
+        f.compact();
+        return { ok: true, resourceVersion: this.sim.resourceVersion };
+      case 'faults/clear':
+        f.clear();
+        return { ok: true };
+      case 'reset':
+        await this.sim.reset();
+        return { ok: true };
+      case 'state':
+        return { resourceVersion: this.sim.resourceVersion, openWatches: this.sim.openWatches };
+      default:
+        throw errors.notImplemented(
+          `unknown kube-sim control action "${action}" (known: faults/close-watches, faults/expire-next-watch, faults/fail, faults/latency, faults/compact, faults/clear, reset, state)`,
+        );
+    }
+  }
+}

@@ -1,0 +1,233 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Scope } from './api-types.js';
+import type { Api } from './api.js';
+import type { Deleter } from './delete.js';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  serverVersion,
+} from './discovery.js';
+import type { Faults } from './faults.js';
+import { parseBody, readBody, sendError, sendJson } from './http-util.js';
+import { list } from './list.js';
+import { openApiDocument, openApiIndex, openApiV2Protobuf } from './openapi.js';
+import type { Registry } from './registry.js';
+import { pathNotFound, route, type Route } from './router.js';
+import { ApiError, errors } from './status.js';
+import type { Store } from './store.js';
+import { toTable, wantsTable } from './table.js';
+import { WatchStream, type OpenWatch } from './watch.js';
+
+/** One answered request, as `KubeSim.requests` keeps it. */
+export interface RequestRecord {
+  readonly method: string;
+  readonly path: string;
+  readonly code: number;
+  readonly watch: boolean;
+}
+
+/** Everything the HTTP layer dispatches to. */
+export interface HandlerDeps {
+  readonly api: Api;
+  readonly deleter: Deleter;
+  readonly store: Store;
+  readonly registry: Registry;
+  readonly faults: Faults;
+  readonly watches: Set<OpenWatch>;
+  readonly token: string | undefined;
+  readonly bookmarkIntervalMs: number;
+  readonly now: () => number;
+  readonly control: (action: string, body: unknown) => Promise<unknown>;
+  readonly log: (entry: RequestRecord) => void;
+}
+
+type ResourceRoute = Extract<Route, { kind: 'resource' }>;
+
+/** Answers one HTTP request as kube-apiserver would. */
+export async function handle(
+  d: HandlerDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const url = new URL(req.url ?? '/', 'http://kube-sim');
+  const watch =
+    ['true', '1'].includes(url.searchParams.get('watch') ?? '') || url.pathname.includes('/watch/');
+  res.on('close', () => d.log({ method, path: url.pathname, code: res.statusCode, watch }));
+  try {
+    if (d.token !== undefined && req.headers.authorization !== `Bearer ${d.token}`)
+      throw errors.unauthorized();
+    const r = route(d.registry, url.pathname);
+    if (!r) throw pathNotFound();
+    const isWatch =
+      r.kind === 'resource' &&
+      (r.watchPath || ['true', '1'].includes(url.searchParams.get('watch') ?? ''));
+    if (r.kind !== 'control') {
+      if (d.faults.latencyMs > 0) await new Promise((ok) => setTimeout(ok, d.faults.latencyMs));
+      const injected = d.faults.takeFailure(method, url.pathname, isWatch);
+      if (injected) throw injected;
+    }
+    await dispatch(d, r, req, res, url, isWatch);
+  } catch (e) {
+    if (e instanceof ApiError) sendError(res, e);
+    else sendError(res, errors.internal(e instanceof Error ? e.message : String(e)));
+  }
+}
+
+async function dispatch(
+  d: HandlerDeps,
+  r: Route,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  isWatch: boolean,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const getOnly = () => {
+    if (method !== 'GET') throw errors.methodNotAllowed();
+  };
+  switch (r.kind) {
+    case 'version':
+      getOnly();
+      return sendJson(res, 200, serverVersion);
+    case 'health':
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      return void res.end('ok');
+    case 'api':
+      getOnly();
+      return sendJson(res, 200, apiVersions(req.headers.host ?? '127.0.0.1'));
+    case 'apis':
+      getOnly();
+      return sendJson(res, 200, apiGroupList(d.registry));
+    case 'group':
+      getOnly();
+      return sendOrNotFound(res, apiGroup(d.registry, r.group));
+    case 'resources':
+      getOnly();
+      return sendOrNotFound(res, apiResourceList(d.registry, r.group, r.version));
+    case 'openapi-v3':
+      return sendJson(res, 200, openApiIndex(d.registry));
+    case 'openapi-gv':
+      return sendOrNotFound(res, openApiDocument(d.registry, r.group, r.version));
+    case 'openapi-v2': {
+      const doc = openApiV2Protobuf();
+      res.writeHead(200, {
+        'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+        'Content-Length': String(doc.length),
+      });
+      return void res.end(doc);
+    }
+    case 'control': {
+      if (method !== 'POST' && method !== 'GET') throw errors.methodNotAllowed();
+      const body = parseBody(await readBody(req), 'application/json');
+      return sendJson(res, 200, (await d.control(r.action, body)) ?? { ok: true });
+    }
+    case 'resource':
+      return resource(d, r, req, res, url, isWatch);
+  }
+}
+
+function sendOrNotFound(res: ServerResponse, body: unknown): void {
+  if (body === undefined) throw pathNotFound();
+  sendJson(res, 200, body);
+}
+
+function scopeOf(r: ResourceRoute, url: URL): Scope {
+  if (r.subresource !== undefined && (r.subresource !== 'status' || !r.type.statusSubresource))
+    throw pathNotFound();
+  return {
+    type: r.type,
+    namespace: r.namespace,
+    name: r.name,
+    subresource: r.subresource === 'status' ? 'status' : undefined,
+    query: url.searchParams,
+  };
+}
+
+async function resource(
+  d: HandlerDeps,
+  r: ResourceRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  isWatch: boolean,
+): Promise<void> {
+  const s = scopeOf(r, url);
+  const method = req.method ?? 'GET';
+  const asTable = wantsTable(req.headers.accept);
+  const includeObject = url.searchParams.get('includeObject') ?? 'Metadata';
+  if (method === 'GET' && isWatch) {
+    const w: WatchStream = new WatchStream(
+      d.store,
+      s,
+      res,
+      {
+        asTable,
+        includeObject,
+        bookmarkIntervalMs: d.bookmarkIntervalMs,
+        expire: d.faults.takeWatchExpiry(),
+        now: d.now,
+      },
+      () => d.watches.delete(w),
+    );
+    d.watches.add(w);
+    w.start();
+    return;
+  }
+  if (method === 'GET') {
+    if (s.name !== undefined) {
+      const o = d.api.get(s);
+      return sendJson(
+        res,
+        200,
+        asTable
+          ? toTable(
+              s.type,
+              [o],
+              { resourceVersion: o.metadata.resourceVersion },
+              { includeObject, headers: true, now: d.now() },
+            )
+          : o,
+      );
+    }
+    const body = list(d.store, s);
+    return sendJson(
+      res,
+      200,
+      asTable
+        ? toTable(s.type, body.items, body.metadata, { includeObject, headers: true, now: d.now() })
+        : body,
+    );
+  }
+  const body =
+    method === 'DELETE' || method === 'POST' || method === 'PUT' || method === 'PATCH'
+      ? parseBody(await readBody(req), req.headers['content-type'])
+      : undefined;
+  if (s.type.namespaced && s.namespace === undefined && method !== 'GET')
+    throw errors.methodNotAllowed();
+  if (method === 'POST' && s.name === undefined) {
+    const out = await d.api.create(s, body);
+    return sendJson(res, out.code, out.object, out.warnings);
+  }
+  if (method === 'DELETE' && s.name === undefined)
+    return sendJson(res, 200, await d.deleter.deleteCollection(s, body));
+  if (s.name === undefined) throw errors.methodNotAllowed();
+  switch (method) {
+    case 'PUT': {
+      const out = await d.api.update(s, body);
+      return sendJson(res, out.code, out.object, out.warnings);
+    }
+    case 'PATCH': {
+      const out = await d.api.patch(s, body, req.headers['content-type'] ?? '');
+      return sendJson(res, out.code, out.object, out.warnings);
+    }
+    case 'DELETE': {
+      const out = await d.deleter.delete(s, body);
+      return sendJson(res, out.code, out.body, out.warnings);
+    }
+    default:
+      throw errors.methodNotAllowed();
+  }
+}

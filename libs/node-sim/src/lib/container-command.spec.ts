@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { planLaunch, type LaunchContext } from './container-command.js';
+import { DEFAULT_IMAGE_TABLE, ruleFor } from './image-table.js';
+
+const ctx: LaunchContext = {
+  podIP: '127.0.10.5',
+  podDir: '/pods/p',
+  env: { DATAPLANE_USERNAME: 'admin', DATAPLANE_PASSWORD: 'pw', LEVEL: 'debug' },
+  mapPath: (p) => (p.startsWith('/etc/haproxy') ? p.replace('/etc/haproxy', '/pods/p/v/cfg') : p),
+};
+const plan = (container: Parameters<typeof planLaunch>[0], extra: Partial<LaunchContext> = {}) =>
+  planLaunch(container, ruleFor(container, DEFAULT_IMAGE_TABLE)!, { ...ctx, ...extra });
+
+describe('launch plans', () => {
+  it('runs the conformance echo image as haptic echo on the pod address with its profile', () => {
+    expect(
+      plan({ name: 'e', image: 'registry.k8s.io/gateway-api/conformance/echo-basic:v1' }).args,
+    ).toEqual(['echo', '--address', '127.0.10.5', '--profile', 'echo-basic']);
+  });
+
+  it('runs the controller image with its own args, mapped and expanded', () => {
+    const p = plan({
+      name: 'c',
+      image: 'ghcr.io/x/haptic:1',
+      args: ['--log-level=$(LEVEL)', '--templates=/etc/haproxy/t'],
+    });
+    expect(p.args).toEqual(['run', '--log-level=debug', '--templates=/pods/p/v/cfg/t']);
+    expect(
+      plan({ name: 'c', image: 'ghcr.io/x/haptic:1', command: ['haptic'], args: ['run', '-v'] })
+        .args,
+    ).toEqual(['run', '-v']);
+  });
+
+  it('builds the agent from the Dataplane sidecar: port, shared config folder, credentials file', () => {
+    const p = plan({
+      name: 'dataplane',
+      image: 'haproxytech/haproxy-debian:3.0',
+      command: ['dataplaneapi'],
+      ports: [{ name: 'dataplane', containerPort: 5555 }],
+    });
+    expect(p.args).toEqual([
+      'agent',
+      '--address',
+      '127.0.10.5',
+      '--port',
+      '5555',
+      '--config-dir',
+      '/pods/p/v/cfg',
+      '--username',
+      'admin',
+      '--password-file',
+      '/pods/p/secrets/dataplane.password',
+    ]);
+    expect(p.files).toEqual({ '/pods/p/secrets/dataplane.password': 'pw' });
+  });
+
+  it('keeps haptic agent args as given, adding the pod address', () => {
+    expect(
+      plan({
+        name: 'a',
+        image: 'ghcr.io/x/haptic-agent:1',
+        args: ['agent', '--config-dir', '/etc/haproxy'],
+      }).args,
+    ).toEqual(['agent', '--config-dir', '/pods/p/v/cfg', '--address', '127.0.10.5']);
+  });
+
+  it('lets the agent play the HAProxy container of its pod', () => {
+    const covered = plan(
+      { name: 'haproxy', image: 'haproxytech/haproxy-debian:3.0' },
+      { agentContainer: 'dataplane' },
+    );
+    expect(covered).toMatchObject({ args: [], coveredBy: 'dataplane' });
+    const alone = plan({ name: 'haproxy', image: 'haproxy:2.6' });
+    expect(alone.args.slice(0, 3)).toEqual(['agent', '--address', '127.0.10.5']);
+  });
+});

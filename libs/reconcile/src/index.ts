@@ -1,0 +1,2 @@
+export { ReconcileModule } from './reconcile.module.js';
+export { ReconcileListener, RECONCILE_CLOCK } from './reconcile.listener.js';

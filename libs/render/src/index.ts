@@ -1,0 +1,28 @@
+export * from './lib/types.js';
+export { compileTemplates, BUILTIN_NAMES } from './lib/compile.js';
+export type {
+  CompiledTemplates,
+  CompileOptions,
+  CompiledTemplate,
+  OutputKind,
+} from './lib/compile.js';
+export { render, contentHash, DEFAULT_MAX_QUARANTINE } from './lib/render.js';
+export {
+  InMemorySnapshot,
+  ExcludingSnapshot,
+  objectRef,
+  refKey,
+  compareObjects,
+} from './lib/snapshot.js';
+export { formatProblem } from './lib/problems.js';
+export { HAPTIC_FILTERS } from './lib/engine.js';
+export { FORBIDDEN_CHARS } from './lib/escaper.js';
+export { deployedServers } from './lib/previous.js';
+export * from './render.errors.js';
+export { RenderService, RENDER_CONTEXT_PROVIDERS } from './render.service.js';
+export { RenderModule, type RenderModuleAsyncOptions } from './render.module.js';
+export {
+  RenderListener,
+  RENDER_SNAPSHOT_SOURCE,
+  type RenderSnapshotSource,
+} from './render.listener.js';

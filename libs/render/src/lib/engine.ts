@@ -1,0 +1,137 @@
+import { Liquid, toValue, type FilterImplOptions } from 'liquidjs';
+import { escapeOutput } from './escaper.js';
+import {
+  certPath,
+  crtListPath,
+  fetchFilter,
+  filePath,
+  getFilter,
+  mapPath,
+} from './filters-context.js';
+import {
+  fromJson,
+  fromYaml,
+  globMatchFilter,
+  indent,
+  regexMatch,
+  regexReplace,
+  sortBy,
+  toYaml,
+} from './filters-data.js';
+import {
+  haproxyQuote,
+  haproxyRegex,
+  headerValue,
+  intRange,
+  regexEscape,
+  validDuration,
+  validHostname,
+  validPath,
+} from './filters-haproxy.js';
+import { TemplateValueError } from './provenance.js';
+import { FailTag, registerTag, renderGlobTag } from './tags.js';
+
+/** haptic's filters on top of Liquid's standard set (names are a user-facing contract). */
+export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
+  get: getFilter,
+  fetch: fetchFilter,
+  map_path: mapPath,
+  file_path: filePath,
+  cert_path: certPath,
+  crt_list_path: crtListPath,
+  sort_by: sortBy,
+  glob_match: globMatchFilter,
+  regex_match: regexMatch,
+  regex_replace: regexReplace,
+  indent,
+  to_yaml: toYaml,
+  from_json: fromJson,
+  from_yaml: fromYaml,
+  haproxy_quote: haproxyQuote,
+  header_value: headerValue,
+  regex_escape: regexEscape,
+  haproxy_regex: haproxyRegex,
+  valid_hostname: validHostname,
+  valid_path: validPath,
+  valid_duration: validDuration,
+  int_range: intRange,
+};
+
+/** The `this` liquidjs gives a filter (not exported under its own name). */
+type FilterThis = ThisParameterType<Extract<FilterImplOptions, (...args: never[]) => unknown>>;
+type FilterFn = (this: FilterThis, value: unknown, ...args: unknown[]) => unknown;
+
+/** A filter whose unexpected errors name the filter and the object being rendered. */
+function located(name: string, impl: FilterFn): FilterFn {
+  return function (this: FilterThis, value: unknown, ...args: unknown[]): unknown {
+    try {
+      return impl.call(this, value, ...args);
+    } catch (err) {
+      if (err instanceof TemplateValueError) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      const message = reason.startsWith(`${name}:`) ? reason : `${name}: ${reason}`;
+      throw TemplateValueError.at(this.context, 'render', message);
+    }
+  };
+}
+
+const DATE_FILTERS = [
+  'date',
+  'date_to_xmlschema',
+  'date_to_rfc822',
+  'date_to_string',
+  'date_to_long_string',
+];
+
+/**
+ * The same snapshot must give the same bytes: `sample` (random) becomes an unknown filter, and
+ * the date filters refuse "now"/"today" (dates come from objects).
+ */
+function makeDeterministic(engine: Liquid): void {
+  const filters = engine.filters as Record<string, unknown>;
+  delete filters['sample'];
+  for (const name of DATE_FILTERS) {
+    const original = engine.filters[name];
+    if (typeof original !== 'function') continue;
+    engine.registerFilter(name, function (this: FilterThis, value: unknown, ...args: unknown[]) {
+      const v: unknown = toValue(value);
+      if (v === 'now' || v === 'today') {
+        throw new TemplateValueError(
+          'invalid-value',
+          `${name}: "${v}" is not allowed; renders must be deterministic (use a date from an object)`,
+        );
+      }
+      return original.call(this, value, ...args) as unknown;
+    });
+  }
+}
+
+/**
+ * One Liquid engine over the config's snippets: strict about filters and tags, lenient about
+ * properties. `escaped` engines (haproxy.cfg, maps) pass every `{{ }}` through the escaper.
+ */
+export function createEngine(snippets: Readonly<Record<string, string>>, escaped: boolean): Liquid {
+  const engine = new Liquid({
+    templates: { ...snippets },
+    strictFilters: true,
+    strictVariables: false,
+    ownPropertyOnly: true,
+    dynamicPartials: true,
+    relativeReference: false,
+    // Large enough never to evict: every template of a config version is parsed exactly once.
+    cache: 1_000_000,
+    // Determinism: dates never depend on the machine's zone or locale.
+    timezoneOffset: 0,
+    locale: 'en-US',
+    ...(escaped ? { outputEscape: escapeOutput } : {}),
+  });
+  for (const [name, impl] of Object.entries(HAPTIC_FILTERS)) {
+    engine.registerFilter(name, located(name, impl as FilterFn));
+  }
+  makeDeterministic(engine);
+  engine.registerTag('fail', FailTag);
+  engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));
+  engine.registerTag('register_certificate', registerTag('register_certificate', 'certificates'));
+  engine.registerTag('register_crt_list', registerTag('register_crt_list', 'crtLists'));
+  return engine;
+}

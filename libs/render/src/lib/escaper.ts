@@ -1,0 +1,55 @@
+import { toValue, type Context } from 'liquidjs';
+import { TemplateValueError, attributeValue, type Explains } from './provenance.js';
+
+/** Characters no `{{ }}` output may put into haproxy.cfg or a map file. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const FORBIDDEN_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+const CHAR_NAMES: Readonly<Record<string, string>> = {
+  '\n': 'a newline (\\n)',
+  '\r': 'a carriage return (\\r)',
+  '\u0000': 'a NUL byte',
+  '\t': 'a tab',
+};
+
+/** Liquid's own stringification of an output value. */
+export function outputText(value: unknown): string {
+  const v: unknown = toValue(value);
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(outputText).join('');
+  // Same as Liquid's own output of a non-string value.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
+  return String(v);
+}
+
+/** Names a control character for a message. */
+export function charName(c: string): string {
+  return CHAR_NAMES[c] ?? `control character U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** A short, printable rendering of a refused value. */
+export function preview(text: string): string {
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  return shown;
+}
+
+function explainsUnsafe(value: string, at: number): Explains {
+  const fragment = value.slice(Math.max(0, at - 3), at + 4).toLowerCase();
+  return (leaf) =>
+    FORBIDDEN_CHARS.test(leaf) &&
+    (value.includes(leaf) || leaf.includes(value) || leaf.toLowerCase().includes(fragment));
+}
+
+/**
+ * The output escaper of haproxy.cfg and map templates: refuses control characters (they could add
+ * a line or a directive) and names the watched object the value came from.
+ */
+export function escapeOutput(this: { context: Context }, value: unknown): string {
+  const text = outputText(value);
+  const bad = FORBIDDEN_CHARS.exec(text);
+  if (!bad) return text;
+  const object = attributeValue(this.context, explainsUnsafe(text, bad.index));
+  const message = `output refused: ${preview(text)} contains ${charName(bad[0])}`;
+  throw TemplateValueError.at(this.context, 'unsafe-output', message, object);
+}

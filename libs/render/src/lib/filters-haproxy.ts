@@ -1,0 +1,96 @@
+import { toValue, type Context } from 'liquidjs';
+import { FORBIDDEN_CHARS, charName, outputText, preview } from './escaper.js';
+import { TemplateValueError, attributeValue, sameValue } from './provenance.js';
+
+type FilterThis = { context: Context };
+
+/** Raises an invalid-value error attributed to the watched object the value came from. */
+export function invalid(ctx: Context, filter: string, value: string, reason: string): never {
+  const message = `${filter}: ${preview(value)} ${reason}`;
+  throw TemplateValueError.at(ctx, 'invalid-value', message, attributeValue(ctx, sameValue(value)));
+}
+
+function text(input: unknown): string {
+  return outputText(toValue(input));
+}
+
+function noControl(ctx: Context, filter: string, value: string): void {
+  const bad = FORBIDDEN_CHARS.exec(value);
+  if (bad) invalid(ctx, filter, value, `contains ${charName(bad[0])}`);
+}
+
+/** `haproxy_quote`: a double-quoted HAProxy word; `\`, `"` and `$` are escaped. */
+export function haproxyQuote(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  noControl(this.context, 'haproxy_quote', v);
+  return `"${v.replace(/[\\"$]/g, '\\$&')}"`;
+}
+
+/**
+ * `header_value`: a quoted header value for set-header/add-header; `%` is doubled so the value is
+ * not read as a log-format expression (`%[...]` would run a sample fetch).
+ */
+export function headerValue(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  noControl(this.context, 'header_value', v);
+  return `"${v.replace(/%/g, '%%').replace(/[\\"$]/g, '\\$&')}"`;
+}
+
+/** `regex_escape`: the text as a literal PCRE pattern (no HAProxy word escaping). */
+export function regexEscape(input: unknown): string {
+  return text(input).replace(/[\\^$.|?*+()[\]{}/-]/g, '\\$&');
+}
+
+/** `haproxy_regex`: a literal PCRE pattern written as one unquoted HAProxy word. */
+export function haproxyRegex(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  noControl(this.context, 'haproxy_regex', v);
+  return regexEscape(v).replace(/[\\ #"']/g, '\\$&');
+}
+
+const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** `valid_hostname`: a DNS host name (optionally `*.` wildcard), lower-cased; refuses others. */
+export function validHostname(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  const host = v.toLowerCase();
+  const labels = (host.startsWith('*.') ? host.slice(2) : host).split('.');
+  if (host.length === 0 || host.length > 253 || !labels.every((l) => LABEL.test(l))) {
+    invalid(this.context, 'valid_hostname', v, 'is not a valid host name');
+  }
+  return host;
+}
+
+const PATH = /^\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+
+/** `valid_path`: an absolute URL path of safe characters; refuses quotes, spaces, `#`, `\`. */
+export function validPath(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  if (v.length > 2048 || !PATH.test(v)) {
+    invalid(this.context, 'valid_path', v, 'is not a valid URL path');
+  }
+  return v;
+}
+
+const DURATION = /^\d{1,9}(?:us|ms|s|m|h|d)?$/;
+
+/** `valid_duration`: an HAProxy time value such as 500ms, 30s or 5m; refuses others. */
+export function validDuration(this: FilterThis, input: unknown): string {
+  const v = text(input).trim();
+  if (!DURATION.test(v)) {
+    invalid(this.context, 'valid_duration', v, 'is not a duration (like 500ms, 30s, 5m)');
+  }
+  return v;
+}
+
+/** `int_range: 1, 65535`: an integer within the bounds (inclusive); refuses others. */
+export function intRange(this: FilterThis, input: unknown, min: unknown, max: unknown): number {
+  const v = text(input).trim();
+  const n = /^-?\d{1,15}$/.test(v) ? Number(v) : NaN;
+  const lo = min === undefined || min === null ? -Infinity : Number(min);
+  const hi = max === undefined || max === null ? Infinity : Number(max);
+  if (!Number.isInteger(n) || n < lo || n > hi) {
+    invalid(this.context, 'int_range', v, `is not an integer in [${String(min)}, ${String(max)}]`);
+  }
+  return n;
+}

@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { CompiledTemplate, CompiledTemplates } from './compile.js';
+import { previousContext } from './previous.js';
+import { problemFrom } from './problems.js';
+import { ExcludingSnapshot, refKey } from './snapshot.js';
+import { bindState, type RenderState } from './state.js';
+import type {
+  QuarantinedObject,
+  RenderInputs,
+  RenderProblem,
+  RenderResult,
+  RenderSnapshot,
+  RenderedOutputs,
+} from './types.js';
+
+/** How many objects one render may quarantine before it gives up. */
+export const DEFAULT_MAX_QUARANTINE = 10;
+
+type Attempt =
+  | { readonly ok: true; readonly outputs: RenderedOutputs }
+  | { readonly ok: false; readonly problem: RenderProblem };
+
+function resourcesOf(state: RenderState): Record<string, unknown> {
+  const resources: Record<string, unknown> = {};
+  for (const watched of state.watchedNames) {
+    let list: object[] | undefined;
+    // Own, lazy properties: a render pays only for the lists its templates read.
+    Object.defineProperty(resources, watched, {
+      enumerable: true,
+      get: () => {
+        if (!list) {
+          list = [...state.snapshot.list(watched)];
+          state.listOwners.set(list, watched);
+        }
+        return list;
+      },
+    });
+  }
+  return resources;
+}
+
+function globalsFor(
+  compiled: CompiledTemplates,
+  state: RenderState,
+  inputs: RenderInputs,
+): Record<string, unknown> {
+  const globals: Record<string, unknown> = {
+    resources: resourcesOf(state),
+    controller: {
+      haproxy_pods: [],
+      is_leader: false,
+      config_version: compiled.configVersion,
+      ...inputs.controller,
+    },
+    extra: inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra,
+    previous: previousContext(inputs.previous),
+  };
+  for (const provider of inputs.providers ?? []) {
+    try {
+      globals[provider.name] = provider.provide(state.snapshot);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
+    }
+  }
+  bindState(globals, state);
+  return globals;
+}
+
+function sorted(map: ReadonlyMap<string, string>): Record<string, string> {
+  return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function renderTemplate(
+  compiled: CompiledTemplates,
+  t: CompiledTemplate,
+  globals: object,
+  deadline: number,
+): string {
+  const engine = t.escaped ? compiled.escapedEngine : compiled.plainEngine;
+  const options = Number.isFinite(deadline)
+    ? { globals, renderLimit: Math.max(0, deadline - performance.now()) }
+    : { globals };
+  return engine.renderSync([...t.parsed], {}, options) as string;
+}
+
+function collect(
+  compiled: CompiledTemplates,
+  state: RenderState,
+  rendered: ReadonlyMap<CompiledTemplate, string>,
+): Attempt {
+  const by = (kind: CompiledTemplate['kind']): Map<string, string> =>
+    new Map(
+      compiled.templates.filter((t) => t.kind === kind).map((t) => [t.file, rendered.get(t) ?? '']),
+    );
+  const certs = by('cert');
+  for (const [name, content] of state.certificates) {
+    if (certs.has(name) && certs.get(name) !== content) {
+      const message = `certificate ${name} is both a sslCertificates template and registered with other content`;
+      return {
+        ok: false,
+        problem: { code: 'registration-conflict', template: `cert:${name}`, message },
+      };
+    }
+    certs.set(name, content);
+  }
+  const files = by('file');
+  for (const name of state.crtLists.keys()) {
+    if (files.has(name)) {
+      const message = `crt-list ${name} has the name of a general file (both live in general storage)`;
+      return {
+        ok: false,
+        problem: { code: 'registration-conflict', template: `file:${name}`, message },
+      };
+    }
+  }
+  const haproxy = compiled.templates.find((t) => t.kind === 'haproxy');
+  return {
+    ok: true,
+    outputs: {
+      haproxyConfig: haproxy ? (rendered.get(haproxy) ?? '') : '',
+      maps: sorted(by('map')),
+      files: sorted(files),
+      sslCertificates: sorted(certs),
+      crtLists: sorted(state.crtLists),
+    },
+  };
+}
+
+function renderOnce(
+  compiled: CompiledTemplates,
+  snapshot: RenderSnapshot,
+  inputs: RenderInputs,
+): Attempt {
+  const state: RenderState = {
+    snapshot,
+    watchedNames: compiled.watchedNames,
+    dirs: compiled.dirs,
+    listOwners: new WeakMap(),
+    certificates: new Map(),
+    crtLists: new Map(),
+  };
+  let globals: object;
+  try {
+    globals = globalsFor(compiled, state, inputs);
+  } catch (err) {
+    return { ok: false, problem: problemFrom(err, 'context-provider', 'render') };
+  }
+  const rendered = new Map<CompiledTemplate, string>();
+  const deadline = performance.now() + (inputs.timeLimitMs ?? Infinity);
+  for (const t of compiled.templates) {
+    try {
+      rendered.set(t, renderTemplate(compiled, t, globals, deadline));
+    } catch (err) {
+      return { ok: false, problem: problemFrom(err, t.label, 'render') };
+    }
+  }
+  return collect(compiled, state, rendered);
+}
+
+/** sha256 (hex) over every output in a fixed order: equal outputs, equal hash. */
+export function contentHash(outputs: RenderedOutputs): string {
+  const canonical = JSON.stringify([
+    outputs.haproxyConfig,
+    Object.entries(outputs.maps),
+    Object.entries(outputs.files),
+    Object.entries(outputs.sslCertificates),
+    Object.entries(outputs.crtLists),
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * Renders every output from one snapshot. A failure explained by one watched object quarantines
+ * that object and renders again without it (bounded); any other failure is returned as a problem.
+ */
+export function render(
+  compiled: CompiledTemplates,
+  snapshot: RenderSnapshot,
+  inputs: RenderInputs = {},
+): RenderResult {
+  const max = inputs.maxQuarantine ?? DEFAULT_MAX_QUARANTINE;
+  const excluded = new Set<string>();
+  const quarantined: QuarantinedObject[] = [];
+  for (let attempts = 1; ; attempts++) {
+    const view = excluded.size === 0 ? snapshot : new ExcludingSnapshot(snapshot, excluded);
+    const attempt = renderOnce(compiled, view, inputs);
+    if (attempt.ok) {
+      const hash = contentHash(attempt.outputs);
+      return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
+    }
+    const { problem } = attempt;
+    const key = problem.object ? refKey(problem.object) : undefined;
+    if (!problem.object || key === undefined || excluded.has(key) || quarantined.length >= max) {
+      return { ok: false, problems: [problem], quarantined, attempts };
+    }
+    excluded.add(key);
+    quarantined.push({ object: problem.object, problem });
+  }
+}

@@ -1,0 +1,36 @@
+import type { Context } from 'liquidjs';
+import type { RenderSnapshot } from './types.js';
+
+/** Where maps, general files and certificates live on the HAProxy side. */
+export interface OutputDirs {
+  readonly maps: string;
+  readonly ssl: string;
+  readonly general: string;
+}
+
+/** Mutable state of one render attempt, reachable from filters and tags through the context. */
+export interface RenderState {
+  readonly snapshot: RenderSnapshot;
+  readonly watchedNames: readonly string[];
+  readonly dirs: OutputDirs;
+  /** The arrays handed out as `resources.<name>`, so `get`/`fetch` know what to look up. */
+  readonly listOwners: WeakMap<object, string>;
+  readonly certificates: Map<string, string>;
+  readonly crtLists: Map<string, string>;
+}
+
+// Keyed by the render's globals object, which liquidjs shares with every spawned child context
+// (render tag, partials), unlike registers.
+const STATES = new WeakMap<object, RenderState>();
+
+/** Associates a render's state with its globals object. */
+export function bindState(globals: object, state: RenderState): void {
+  STATES.set(globals, state);
+}
+
+/** The render state of a context; a bug if the context was not created by `render`. */
+export function stateOf(ctx: Context): RenderState {
+  const state = STATES.get(ctx.globals);
+  if (!state) throw new Error('haptic render state missing: context not created by render()');
+  return state;
+}

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { BusModule, EVENT_BUS } from '#bus';
+import { parseTemplateConfigText } from '#core';
+import type { HapticBus } from '#events';
+import { published } from '#testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InMemorySnapshot } from './lib/snapshot.js';
+import { RenderModule } from './render.module.js';
+
+const config = (() => {
+  const parsed = parseTemplateConfigText(readFileSync('test/fixtures/config/minimal.yaml', 'utf8'));
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  return parsed.config;
+})();
+
+const ingress = (ns: string, name: string, host: string): object => ({
+  kind: 'Ingress',
+  metadata: { namespace: ns, name },
+  spec: { rules: [{ host }] },
+});
+
+describe('RenderListener', () => {
+  let moduleRef: TestingModule | undefined;
+  afterEach(async () => {
+    await moduleRef?.close();
+  });
+
+  async function start(objects: object[]): Promise<HapticBus> {
+    const snapshot = new InMemorySnapshot(
+      { ingresses: ['metadata.namespace', 'metadata.name'] },
+      { ingresses: objects },
+    );
+    moduleRef = await Test.createTestingModule({
+      imports: [
+        BusModule,
+        RenderModule.forRoot({ snapshotSource: { snapshot: () => Promise.resolve(snapshot) } }),
+      ],
+    }).compile();
+    await moduleRef.init();
+    return moduleRef.get<HapticBus>(EVENT_BUS);
+  }
+
+  it('renders on each trigger while leading (not on a config alone), and publishes the outcome', async () => {
+    const bus = await start([ingress('a', 'web', 'web.example.com')]);
+    bus.setState('leader.status', { isLeader: true, identity: 'me' });
+    bus.setState('config.current', config);
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(0); // the reconcile loop triggers
+    await bus.publish('reconcile.triggered', { reason: 'index synced', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(1);
+    const rendered = bus.getState('render.rendered');
+    expect(rendered?.outputs.maps['hosts.map']).toContain('web.example.com a_web');
+    expect(rendered?.hash).toBe(published(bus, 'render.completed')[0]!.payload.hash);
+    await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(2);
+  });
+
+  it('does not render on a standby replica', async () => {
+    const bus = await start([]);
+    bus.setState('leader.status', { isLeader: false, identity: 'me' });
+    bus.setState('config.current', config);
+    await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(0);
+    expect(bus.getState('render.rendered')).toBeUndefined();
+  });
+
+  it('publishes one object.quarantined per object left out, then the render', async () => {
+    const bus = await start([ingress('a', 'ok', 'ok.example.com'), ingress('b', 'bad', 'x\ny')]);
+    bus.setState('leader.status', { isLeader: true, identity: 'me' });
+    bus.setState('config.current', config);
+    await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
+    await bus.idle();
+    const q = published(bus, 'object.quarantined');
+    expect(q.map((e) => e.payload.object)).toEqual([{ namespace: 'b', name: 'bad' }]);
+    expect(q[0]!.payload.reason).toMatch(/map:hosts.map:1:\d+: output refused/);
+    expect(published(bus, 'render.completed')).toHaveLength(1);
+  });
+
+  it('reports a config whose templates do not compile', async () => {
+    const bus = await start([]);
+    bus.setState('leader.status', { isLeader: true, identity: 'me' });
+    const spec = { ...config.spec, haproxyConfig: { template: '{{ x | nope }}' } };
+    bus.setState('config.current', { ...config, spec });
+    await bus.idle();
+    expect(published(bus, 'render.failed')[0]!.payload.reason).toMatch(/undefined filter: nope/);
+  });
+});

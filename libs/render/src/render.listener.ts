@@ -1,0 +1,122 @@
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import type { TemplateConfig } from '#core';
+import { EVENT_BUS } from '#bus';
+import type { HaproxyPod, HapticBus } from '#events';
+import { formatProblem } from './lib/problems.js';
+import type { PreviousDeployment, RenderResult, RenderSnapshot } from './lib/types.js';
+import { RenderService } from './render.service.js';
+
+/**
+ * Port: where the listener gets the current index snapshot (the IndexModule provides it; its
+ * snapshot may be asynchronous because on-demand stores fetch objects first).
+ */
+export interface RenderSnapshotSource {
+  snapshot(): RenderSnapshot | Promise<RenderSnapshot>;
+}
+
+/** DI token of the RenderSnapshotSource. */
+export const RENDER_SNAPSHOT_SOURCE = Symbol.for('haptic.RenderSnapshotSource');
+
+/**
+ * The bus adapter: compiles each accepted config, renders on every reconcile trigger while this
+ * replica leads, and publishes the result (render.rendered state, render.completed/failed facts,
+ * one object.quarantined fact per object left out).
+ */
+@Injectable()
+export class RenderListener implements OnModuleInit {
+  private readonly logger = new Logger('RenderListener');
+  private leader = false;
+  private pods: readonly HaproxyPod[] = [];
+  private previous: PreviousDeployment | undefined;
+  private configGeneration = 0;
+  private compiledFor: TemplateConfig | undefined;
+
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: HapticBus,
+    private readonly service: RenderService,
+    @Optional() @Inject(RENDER_SNAPSHOT_SOURCE) private readonly source?: RenderSnapshotSource,
+  ) {}
+
+  onModuleInit(): void {
+    const name = { name: 'render' };
+    this.bus.subscribeState('leader.status', (e) => void (this.leader = e.payload.isLeader), name);
+    this.bus.subscribeState('haproxy.pods', (e) => void (this.pods = e.payload), name);
+    this.bus.subscribeState('render.validated', (e) => this.rememberDeployed(e.payload), name);
+    this.bus.subscribeState('config.current', (e) => this.onConfig(e.payload), name);
+    this.bus.subscribe('reconcile.triggered', () => this.renderNow(), name);
+  }
+
+  private rememberDeployed(v: { outputs: { haproxyConfig: string; maps: object } }): void {
+    const maps = v.outputs.maps as Readonly<Record<string, string>>;
+    this.previous = { haproxyConfig: v.outputs.haproxyConfig, maps };
+  }
+
+  /**
+   * Compiles a new config version at once (so template errors are reported without waiting), but
+   * does not render: the ReconcileModule triggers the render once the index has synced, so a render
+   * never reads a half-listed world.
+   */
+  private async onConfig(config: TemplateConfig): Promise<void> {
+    await this.compileFor(config);
+  }
+
+  /** Compiles `config` unless it is the one already compiled; false when it does not compile. */
+  private async compileFor(config: TemplateConfig): Promise<boolean> {
+    if (this.compiledFor === config) return this.service.ready;
+    this.compiledFor = config;
+    const compiled = this.service.compile(config);
+    if (!compiled.ok) {
+      const reason = `templates do not compile: ${compiled.error.map(formatProblem).join('; ')}`;
+      await this.bus.publish('render.failed', { reason });
+      return false;
+    }
+    this.configGeneration = config.source.generation ?? 0;
+    return true;
+  }
+
+  /** Renders the current snapshot (leader only) and publishes the outcome. */
+  async renderNow(): Promise<void> {
+    if (!this.leader) return;
+    // The trigger may be handled before the config.current handler: compile the config in force.
+    const config = this.bus.getState('config.current');
+    if (!config || !(await this.compileFor(config)) || !this.service.ready) return;
+    if (!this.source) {
+      const reason = 'no index snapshot source is wired (RENDER_SNAPSHOT_SOURCE); nothing rendered';
+      this.logger.warn(reason);
+      await this.bus.publish('render.failed', { reason });
+      return;
+    }
+    const started = performance.now();
+    const snapshot = await this.source.snapshot();
+    const result = this.service.render(snapshot, {
+      controller: { haproxy_pods: this.pods, is_leader: this.leader },
+      ...(this.previous ? { previous: this.previous } : {}),
+    });
+    await this.publish(result, performance.now() - started);
+  }
+
+  private async publish(result: RenderResult, durationMs: number): Promise<void> {
+    for (const q of result.quarantined) {
+      const { watched, namespace, name } = q.object;
+      await this.bus.publish('object.quarantined', {
+        watched,
+        object: namespace === undefined ? { name } : { namespace, name },
+        reason: formatProblem(q.problem),
+      });
+    }
+    if (!result.ok) {
+      await this.bus.publish('render.failed', {
+        reason: result.problems.map(formatProblem).join('; '),
+      });
+      return;
+    }
+    const { hash, outputs } = result;
+    this.bus.setState('render.rendered', {
+      hash,
+      outputs,
+      configGeneration: this.configGeneration,
+    });
+    await this.bus.publish('render.completed', { hash, durationMs });
+  }
+}

@@ -1,0 +1,69 @@
+import {
+  Module,
+  type DynamicModule,
+  type InjectionToken,
+  type ModuleMetadata,
+} from '@nestjs/common';
+import type { ContextProvider } from './lib/types.js';
+import {
+  RENDER_SNAPSHOT_SOURCE,
+  RenderListener,
+  type RenderSnapshotSource,
+} from './render.listener.js';
+import { RENDER_CONTEXT_PROVIDERS, RenderService } from './render.service.js';
+
+/** Context providers built by the composition root from other modules' services. */
+export interface RenderModuleAsyncOptions {
+  readonly imports?: ModuleMetadata['imports'];
+  readonly inject?: InjectionToken[];
+  readonly useFactory: (...deps: never[]) => readonly ContextProvider[];
+}
+
+/**
+ * RenderModule: compiles templates per config version and renders index snapshots; needs the
+ * global BusModule (EVENT_BUS) and, to render, a RENDER_SNAPSHOT_SOURCE provider. Other modules
+ * add template variables through the context-provider port, wired here by the composition root.
+ */
+@Module({
+  providers: [RenderService, RenderListener],
+  exports: [RenderService],
+})
+export class RenderModule {
+  /** The module with fixed context providers and, optionally, the snapshot source. */
+  static forRoot(
+    options: {
+      contextProviders?: readonly ContextProvider[];
+      snapshotSource?: RenderSnapshotSource;
+    } = {},
+  ): DynamicModule {
+    const source = options.snapshotSource;
+    return {
+      module: RenderModule,
+      providers: [
+        { provide: RENDER_CONTEXT_PROVIDERS, useValue: options.contextProviders ?? [] },
+        ...(source ? [{ provide: RENDER_SNAPSHOT_SOURCE, useValue: source }] : []),
+        RenderService,
+        RenderListener,
+      ],
+      exports: [RenderService],
+    };
+  }
+
+  /** The module with context providers made by a factory over injected services. */
+  static forRootAsync(options: RenderModuleAsyncOptions): DynamicModule {
+    return {
+      module: RenderModule,
+      imports: options.imports ?? [],
+      providers: [
+        {
+          provide: RENDER_CONTEXT_PROVIDERS,
+          inject: options.inject ?? [],
+          useFactory: options.useFactory,
+        },
+        RenderService,
+        RenderListener,
+      ],
+      exports: [RenderService],
+    };
+  }
+}

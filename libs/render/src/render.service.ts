@@ -1,0 +1,63 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { TemplateConfig } from '#core';
+import { compileTemplates, type CompiledTemplates } from './lib/compile.js';
+import { render } from './lib/render.js';
+import type {
+  ContextProvider,
+  RenderInputs,
+  RenderProblem,
+  RenderResult,
+  RenderSnapshot,
+  Result,
+} from './lib/types.js';
+import { NoTemplatesError } from './render.errors.js';
+
+/** DI token: context providers (an array) other modules contribute to the template context. */
+export const RENDER_CONTEXT_PROVIDERS = Symbol('RENDER_CONTEXT_PROVIDERS');
+
+function versionOf(config: TemplateConfig): string {
+  const { name, namespace, generation, resourceVersion } = config.source;
+  return [namespace, name, generation, resourceVersion].filter((x) => x !== undefined).join('/');
+}
+
+/** Holds the compiled templates of the current config version and renders snapshots with them. */
+@Injectable()
+export class RenderService {
+  private compiled: CompiledTemplates | undefined;
+  private readonly providers: ContextProvider[] = [];
+
+  constructor(
+    @Optional() @Inject(RENDER_CONTEXT_PROVIDERS) providers?: readonly ContextProvider[],
+  ) {
+    for (const p of providers ?? []) this.addContextProvider(p);
+  }
+
+  /** Adds a named template variable computed from each snapshot (before the next compile). */
+  addContextProvider(provider: ContextProvider): void {
+    if (this.providers.some((p) => p.name === provider.name)) {
+      throw new TypeError(`context provider ${provider.name} is already registered`);
+    }
+    this.providers.push(provider);
+  }
+
+  /** Compiles a config version; on success it replaces the current one, on failure nothing changes. */
+  compile(config: TemplateConfig): Result<CompiledTemplates, RenderProblem[]> {
+    const result = compileTemplates(config.spec, {
+      providerNames: this.providers.map((p) => p.name),
+      configVersion: versionOf(config),
+    });
+    if (result.ok) this.compiled = result.value;
+    return result;
+  }
+
+  /** True once a config version has compiled. */
+  get ready(): boolean {
+    return this.compiled !== undefined;
+  }
+
+  /** Renders a snapshot with the current templates (throws NoTemplatesError before the first compile). */
+  render(snapshot: RenderSnapshot, inputs: Omit<RenderInputs, 'providers'> = {}): RenderResult {
+    if (!this.compiled) throw new NoTemplatesError('no template config has compiled yet');
+    return render(this.compiled, snapshot, { ...inputs, providers: this.providers });
+  }
+}

@@ -1,0 +1,22 @@
+export * from './watch.errors.js';
+export * from './lib/ports.js';
+export * from './lib/kube-api.js';
+export { ClientNodeKubeApi, type ClientNodeApiOptions } from './lib/client-node-api.js';
+export {
+  WATCH_DEFAULTS,
+  type ReflectorPhase,
+  type ReflectorState,
+  type ReflectorTiming,
+} from './lib/reflector.js';
+export { type CredentialsState, type DataplaneCredentials } from './lib/credentials.js';
+export { type HaproxyPod } from './lib/pods.js';
+export {
+  WatchManager,
+  type ConfigRef,
+  type WatchListeners,
+  type WatchStatus,
+} from './lib/watch-manager.js';
+export * from './watch.tokens.js';
+export { WatchModule } from './watch.module.js';
+export { WatchListener } from './watch.listener.js';
+export type { WatchModuleOptions } from './watch.module-options.js';

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** GET through HAProxy with a Host header (node:http: fetch cannot set Host). */
+export function getWithHost(
+  address: string,
+  port: number,
+  host: string,
+  path = '/',
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: address, port, path, headers: { host }, agent: false }, (res) => {
+      let body = '';
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req
+      .on('error', reject)
+      .setTimeout(5000, () => req.destroy(new Error('timeout')))
+      .end();
+  });
+}
+
+/** Polls until `check` returns a value, or fails with the last observation after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A `haptic` child process with its output collected. */
+export interface HapticProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs the built `haptic` command (npm test builds first). */
+export function haptic(args: string[], env: NodeJS.ProcessEnv = {}): HapticProcess {
+  const child = spawn(process.execPath, [`${root}bin/haptic.js`, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => out, exited };
+}
+
+/** A port free on `address` right now. */
+export async function freePort(address: string): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, address, r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}

@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+
+/** The repository root (tests run the real `haptic` command and the assembler from it). */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a Node script of the repository (bounded by `timeoutMs`). */
+export function runNode(args: readonly string[], timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+/** `haptic <args>` through bin/haptic.js (needs `npm run build`). */
+export function haptic(args: readonly string[], timeoutMs?: number): Promise<Run> {
+  return runNode(['bin/haptic.js', ...args], timeoutMs);
+}
+
+type Resource = { spec: Record<string, unknown> } & Record<string, unknown>;
+
+/**
+ * Assembles the Ingress library with the real assembler into `dir`, optionally changing the
+ * resource first (extraContext values, storage dirs), and returns the file's path.
+ */
+export async function assembleLibrary(
+  dir: string,
+  change: (resource: Resource) => void = () => undefined,
+): Promise<string> {
+  const out = join(dir, 'ingress-library.yaml');
+  const run = await runNode(['scripts/assemble-library.mjs', '--out', out, '--check']);
+  if (run.code !== 0) throw new Error(`assemble-library failed (${run.code}): ${run.stderr}`);
+  const resource = parse(await readFile(out, 'utf8')) as Resource;
+  change(resource);
+  await writeFile(out, stringify(resource, { lineWidth: 0, blockQuote: 'literal' }));
+  return out;
+}
+
+/** Writes Kubernetes objects as one multi-document manifest in a fresh folder. */
+export async function writeManifests(base: string, objects: readonly object[]): Promise<string> {
+  const dir = await mkdtemp(join(base, 'resources-'));
+  const text = objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+  await writeFile(join(dir, 'resources.yaml'), text);
+  return dir;
+}
+
+/** `haptic render -f config --resources dir -o <fresh folder>`; returns every file by relative path. */
+export async function renderTree(
+  base: string,
+  config: string,
+  resources: string,
+  into?: string,
+): Promise<Map<string, string>> {
+  const out = into ?? (await mkdtemp(join(base, 'render-')));
+  const run = await haptic(['render', '-f', config, '--resources', resources, '-o', out]);
+  if (run.code !== 0)
+    throw new Error(`haptic render failed (${run.code}): ${run.stderr}${run.stdout}`);
+  return readTree(out);
+}
+
+async function readTree(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(dir, path), await readFile(path, 'utf8'));
+  }
+  return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** Relative paths whose content differs between two trees (or exist in only one). */
+export function changedFiles(
+  a: ReadonlyMap<string, string>,
+  b: ReadonlyMap<string, string>,
+): string[] {
+  const names = new Set([...a.keys(), ...b.keys()]);
+  return [...names].filter((n) => a.get(n) !== b.get(n)).sort();
+}
+
+/** A fresh temporary base folder for one suite. */
+export function tempBase(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'haptic-ingress-lib-'));
+}

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  Watch,
+  type V1EndpointSlice,
+} from '@kubernetes/client-node';
+import { KubeSim } from '#kube-sim';
+import { markedProcesses, NODE_SIM_MARKER_ENV } from '#node-sim';
+
+const haptic = fileURLToPath(new URL('../../../bin/haptic.js', import.meta.url));
+
+/** Polls `probe` until it returns a value (bounded: `attempts` × `intervalMs`), else fails with `what`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  attempts = 600,
+  intervalMs = 100,
+): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** kube-sim in process, node-sim as a real `haptic node-sim` process, and clients for the test. */
+export class Cluster {
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly discovery: DiscoveryV1Api;
+  readonly stderr: string[] = [];
+  instance = '';
+
+  private constructor(
+    readonly kubeSim: KubeSim,
+    readonly kc: KubeConfig,
+    readonly nodeSim: ChildProcess,
+  ) {
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.apps = kc.makeApiClient(AppsV1Api);
+    this.discovery = kc.makeApiClient(DiscoveryV1Api);
+  }
+
+  static async start(): Promise<Cluster> {
+    const kubeSim = await KubeSim.start({ port: 0 });
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeSim.kubeconfigPath);
+    const child = spawn(
+      process.execPath,
+      [haptic, 'node-sim', '--kubeconfig', kubeSim.kubeconfigPath, '-o', 'json'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const cluster = new Cluster(kubeSim, kc, child);
+    createInterface({ input: child.stderr }).on('line', (l) => cluster.stderr.push(l));
+    const lines = createInterface({ input: child.stdout });
+    const [first] = (await once(lines, 'line')) as [string];
+    cluster.instance = (JSON.parse(first) as { instance: string }).instance;
+    return cluster;
+  }
+
+  /** Every EndpointSlice event of a namespace from now on (a watch, so short-lived states are not missed). */
+  async watchSlices(namespace: string): Promise<{ events: V1EndpointSlice[]; stop: () => void }> {
+    const events: V1EndpointSlice[] = [];
+    const req = await new Watch(this.kc).watch(
+      `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
+      {},
+      (_type, obj: V1EndpointSlice) => events.push(obj),
+      () => undefined,
+    );
+    return { events, stop: () => req.abort() };
+  }
+
+  /** Processes node-sim started that are still alive (found by its marker in their environment). */
+  leftovers(): number[] {
+    return markedProcesses(NODE_SIM_MARKER_ENV, this.instance);
+  }
+
+  /** SIGTERM to node-sim; resolves to its exit code. */
+  async stopNodeSim(): Promise<number | null> {
+    if (this.nodeSim.exitCode !== null) return this.nodeSim.exitCode;
+    const exited = once(this.nodeSim, 'exit') as Promise<[number | null]>;
+    this.nodeSim.kill('SIGTERM');
+    const [code] = await exited;
+    return code;
+  }
+
+  /** Stops node-sim (SIGTERM, so it stops its pods; SIGKILL only if it hangs) and kube-sim. */
+  async stop(): Promise<void> {
+    if (this.nodeSim.exitCode === null) {
+      const exited = once(this.nodeSim, 'exit');
+      this.nodeSim.kill('SIGTERM');
+      const timer = setTimeout(() => this.nodeSim.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await this.kubeSim.stop();
+  }
+}
