@@ -98,12 +98,15 @@ describeForMajors(['2.6', '3.0'], 'render → validate pipeline', (haproxy) => {
   it('validates each render and keeps the last valid one when a template emits lua-load', async () => {
     let outcome = nextValidation(bus);
     bus.setState('config.current', config('  maxconn 100', 1));
+    // A new config is compiled at once but rendered on the reconcile loop's next trigger.
+    await bus.publish('reconcile.triggered', { reason: 'config', coalesced: 0 });
     expect((await outcome).topic).toBe('validation.completed');
     const good = bus.getState('render.validated');
     expect(good?.outputs.haproxyConfig).toContain('backend be_web');
 
     outcome = nextValidation(bus);
     bus.setState('config.current', config('  lua-load /etc/haproxy/general/x.lua', 2));
+    await bus.publish('reconcile.triggered', { reason: 'config', coalesced: 0 });
     const refused = await outcome;
     expect(refused.topic).toBe('validation.failed');
     expect((refused.payload as HapticFacts['validation.failed']).reason).toBe(
