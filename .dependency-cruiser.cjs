@@ -1,7 +1,7 @@
 // Import rules of CONVENTIONS.md, run by `npm run arch` (part of `npm test`).
 // test/architecture/rules.spec.ts proves each rule reports a fixture that breaks it.
-/** Libraries every feature lib may use: the shared kernel and leaf libraries. */
-const SHARED = '(core|bus|events|haproxy-config)';
+/** Libraries every feature lib may use: the shared kernel and leaf libraries (haproxy-bin picks the HAProxy binary). */
+const SHARED = '(core|bus|events|haproxy-config|haproxy-bin)';
 /** Libraries that may reach into any other (test and bench tooling). */
 const TOOLING = '(testing|bench)';
 /** Libraries that may talk to the Kubernetes API directly. */

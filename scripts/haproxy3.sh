@@ -68,7 +68,7 @@ find_mirror() {
   local codename
   codename="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
   apt-get indextargets --no-release-info --format '$(REPO_URI)|$(RELEASE)|$(IDENTIFIER)' 2>/dev/null |
-    awk -F'|' -v c="$codename" '$2 == c && $3 == "Packages" { print $1; exit }'
+    awk -F'|' -v c="$codename" '!found && $2 == c && $3 == "Packages" { print $1; found = 1 }'
 }
 
 ensure_patchelf() {
@@ -112,8 +112,8 @@ unpack() {
 # matters: DT_RPATH (unlike DT_RUNPATH) is also searched for the libraries' own dependencies.
 patch_binary() {
   local root="$1" libdir loader
-  libdir="$(dirname "$(find "$root/usr/lib" -maxdepth 2 -name 'libc.so.6' | head -1)")"
-  loader="$(find "$libdir" -maxdepth 1 -name 'ld-linux*.so.*' | head -1)"
+  libdir="$(dirname "$(find "$root/usr/lib" -maxdepth 2 -name 'libc.so.6' -print -quit)")"
+  loader="$(find "$libdir" -maxdepth 1 -name 'ld-linux*.so.*' -print -quit)"
   [ -f "$loader" ] || die "no loader found under $root"
   mkdir -p "$TOOLS/bin"
   cp "$root/usr/sbin/haproxy" "$BIN.tmp"
@@ -122,7 +122,10 @@ patch_binary() {
   stray="$("$loader" --list "$BIN.tmp" | grep '=>' | grep -v -F "$root/" || true)"
   [ -z "$stray" ] || die "libraries resolved outside $root (add their packages to the list):
 $stray"
-  "$BIN.tmp" -v | grep -q '^HAProxy version 3\.' || die "the patched binary does not run: $("$BIN.tmp" -v 2>&1 | head -3)"
+  # Output captured first: with pipefail, `| grep -q` could fail on the SIGPIPE it causes.
+  local version
+  version="$("$BIN.tmp" -v 2>&1 || true)"
+  [[ "$version" == "HAProxy version 3."* ]] || die "the patched binary does not run: ${version:0:300}"
   mv "$BIN.tmp" "$BIN"
 }
 
@@ -143,7 +146,9 @@ main() {
   fi
   patch_binary "$TOOLS/root"
   expected_stamp >"$STAMP"
-  say "$("$BIN" -v | head -1)"
+  local line
+  line="$("$BIN" -v)"
+  say "${line%%$'\n'*}"
   done_ready
 }
 

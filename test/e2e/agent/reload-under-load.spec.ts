@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeForMajors } from '#testing';
 import {
   freePort,
   selfSigned,
@@ -12,15 +13,17 @@ import {
 } from './helpers.js';
 import { LoadGenerator } from './load.js';
 
-const RELOADS = 50;
-let t: TestAgent;
-let ups: Awaited<ReturnType<typeof startUpstream>>[] = [];
-let httpPort = 0;
-let tlsPort = 0;
-const scratch = mkdtempSync(join(tmpdir(), 'hapt-load-'));
+// Runs on both HAProxy majors; HAPTIC_HAPROXY_BIN points at the suite's binary meanwhile.
+describeForMajors(['2.6', '3.0'], 'agent reloads under load', (haproxy) => {
+  const RELOADS = 50;
+  let t: TestAgent;
+  let ups: Awaited<ReturnType<typeof startUpstream>>[] = [];
+  let httpPort = 0;
+  let tlsPort = 0;
+  const scratch = mkdtempSync(join(tmpdir(), 'hapt-load-'));
 
-function config(generation: number): string {
-  return `global
+  function config(generation: number): string {
+    return `global
   log stderr format raw local0 notice
   hard-stop-after 20s
 defaults
@@ -41,62 +44,63 @@ backend be_app
   balance roundrobin
 ${ups.map((u, i) => `  server s${i} 127.0.0.1:${u.port}`).join('\n')}
 `;
-}
+  }
 
-beforeAll(async () => {
-  ups = await Promise.all([startUpstream('a'), startUpstream('b')]);
-  httpPort = await freePort();
-  tlsPort = await freePort();
-  t = await startTestAgent();
-  const up = await t.api.upload(
-    'POST',
-    '/v3/services/haproxy/storage/ssl_certificates',
-    'site.pem',
-    selfSigned('site.example', scratch),
-  );
-  expect(up.status).toBe(201);
-  const first = await t.api.pushConfig(config(0), '&force_reload=true');
-  expect(first.status, first.body).toBe(201);
-});
-
-afterAll(async () => {
-  await t?.close();
-  await Promise.all(ups.map((u) => u.close()));
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-describe('reloads under load', () => {
-  it(`performs ${RELOADS} reloads, each a new configuration and worker, with 0 failed requests`, async () => {
-    const load = new LoadGenerator('127.0.0.1', httpPort, tlsPort);
-    load.start(3);
-    await new Promise((r) => setTimeout(r, 300));
-    const pids = new Set<number>([await workerPid(t.agent)]);
-    const started = Date.now();
-    const durations: number[] = [];
-    for (let i = 1; i <= RELOADS; i++) {
-      const t0 = Date.now();
-      const res = await t.api.pushConfig(config(i));
-      expect(res.status, res.body).toBe(202);
-      const reload = await t.api.waitReload(res.headers.get('reload-id')!);
-      expect(reload.status, reload.response).toBe('succeeded');
-      durations.push(Date.now() - t0);
-      const pid = await workerPid(t.agent);
-      expect(pids.has(pid), `reload ${i} left worker ${pid}`).toBe(false);
-      pids.add(pid);
-    }
-    const elapsed = Date.now() - started;
-    await new Promise((r) => setTimeout(r, 300));
-    const result = await load.stop();
-    durations.sort((a, b) => a - b);
-    process.stdout.write(
-      `\n${RELOADS} reloads in ${elapsed} ms (per reload p50 ${durations[Math.floor(RELOADS / 2)]} ms, ` +
-        `max ${durations[RELOADS - 1]} ms); requests ok ${result.ok} ` +
-        `(keep-alive ${result.byKind['keep-alive']}, new-connection ${result.byKind['new-connection']}, tls ${result.byKind.tls}), ` +
-        `failed ${result.failed}${result.errors.length ? `: ${result.errors.join(' | ')}` : ''}\n`,
+  beforeAll(async () => {
+    ups = await Promise.all([startUpstream('a'), startUpstream('b')]);
+    httpPort = await freePort();
+    tlsPort = await freePort();
+    t = await startTestAgent();
+    const up = await t.api.upload(
+      'POST',
+      '/v3/services/haproxy/storage/ssl_certificates',
+      'site.pem',
+      selfSigned('site.example', scratch),
     );
-    expect(pids.size).toBe(RELOADS + 1);
-    expect(result.ok).toBeGreaterThan(RELOADS * 10);
-    expect(Math.min(...Object.values(result.byKind))).toBeGreaterThan(0);
-    expect(result.failed, result.errors.join('\n')).toBe(0);
+    expect(up.status).toBe(201);
+    const first = await t.api.pushConfig(config(0), '&force_reload=true');
+    expect(first.status, first.body).toBe(201);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all(ups.map((u) => u.close()));
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  describe('reloads under load', () => {
+    it(`performs ${RELOADS} reloads, each a new configuration and worker, with 0 failed requests`, async () => {
+      const load = new LoadGenerator('127.0.0.1', httpPort, tlsPort);
+      load.start(3);
+      await new Promise((r) => setTimeout(r, 300));
+      const pids = new Set<number>([await workerPid(t.agent)]);
+      const started = Date.now();
+      const durations: number[] = [];
+      for (let i = 1; i <= RELOADS; i++) {
+        const t0 = Date.now();
+        const res = await t.api.pushConfig(config(i));
+        expect(res.status, res.body).toBe(202);
+        const reload = await t.api.waitReload(res.headers.get('reload-id')!);
+        expect(reload.status, reload.response).toBe('succeeded');
+        durations.push(Date.now() - t0);
+        const pid = await workerPid(t.agent);
+        expect(pids.has(pid), `reload ${i} left worker ${pid}`).toBe(false);
+        pids.add(pid);
+      }
+      const elapsed = Date.now() - started;
+      await new Promise((r) => setTimeout(r, 300));
+      const result = await load.stop();
+      durations.sort((a, b) => a - b);
+      process.stdout.write(
+        `\nHAProxy ${haproxy.version.text}: ${RELOADS} reloads in ${elapsed} ms (per reload p50 ${durations[Math.floor(RELOADS / 2)]} ms, ` +
+          `max ${durations[RELOADS - 1]} ms); requests ok ${result.ok} ` +
+          `(keep-alive ${result.byKind['keep-alive']}, new-connection ${result.byKind['new-connection']}, tls ${result.byKind.tls}), ` +
+          `failed ${result.failed}${result.errors.length ? `: ${result.errors.join(' | ')}` : ''}\n`,
+      );
+      expect(pids.size).toBe(RELOADS + 1);
+      expect(result.ok).toBeGreaterThan(RELOADS * 10);
+      expect(Math.min(...Object.values(result.byKind))).toBeGreaterThan(0);
+      expect(result.failed, result.errors.join('\n')).toBe(0);
+    });
   });
 });

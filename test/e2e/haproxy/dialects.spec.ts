@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAtLeast } from '#haproxy-bin';
+import { haproxyDialect } from '#haproxy-bin';
 import {
   checkConfig,
   cliCommand,
@@ -16,8 +16,9 @@ import { makeCertificate, makeSiteFiles, servedCommonName, siteConfig } from './
 // The raw behaviour of each HAProxy major that haptic's agent and escaper depend on: config
 // checks, master-worker start, both reload dialects and both payload framings.
 describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
-  const synchronousReload = isAtLeast(haproxy.version, 2, 7);
-  const customTerminator = isAtLeast(haproxy.version, 3, 0);
+  const dialect = haproxyDialect(haproxy.version);
+  const synchronousReload = dialect.reload === 'synchronous';
+  const customTerminator = dialect.customPayloadTerminator;
   let site: ReturnType<typeof makeSiteFiles>;
   let port: number;
   let h: HaproxyUnderTest;
@@ -52,6 +53,10 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
   });
 
   describe('master-worker', () => {
+    it('is the binary the one switch selects while the suite runs', () => {
+      expect(process.env['HAPTIC_HAPROXY_BIN']).toBe(haproxy.bin);
+    });
+
     it(`runs a ${haproxy.branch} worker under a master socket`, async () => {
       const proc = await h.showProc();
       expect(proc.master.version).toBe(haproxy.version.text);
@@ -120,6 +125,17 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
       expect(map).toMatch(/ b\.example\.com be_b\n/);
     });
 
+    it('applies nothing from a payload missing its closing empty line (empty reply)', async () => {
+      const reply = await cliCommand(
+        h.adminSocket,
+        `add map ${site.mapPath} <<\nunterminated.example.com be_u\n`,
+      );
+      expect(reply).toBe('');
+      expect(await cliCommand(h.adminSocket, `show map ${site.mapPath}`)).not.toContain(
+        'unterminated',
+      );
+    });
+
     it(
       customTerminator
         ? 'accepts a custom <<%EOF% terminator'
@@ -175,10 +191,26 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
     );
 
     it(
-      customTerminator ? 'knows wait srv-removable' : 'does not know wait srv-removable',
+      dialect.runsEveryLine
+        ? 'runs every line of a message as a command'
+        : 'runs only the first command line of a message',
+      async () => {
+        const lines = ['one', 'two'].map(
+          (n) => `add map ${site.mapPath} line-${n}.example.com be_${n}`,
+        );
+        await cliCommand(h.adminSocket, `${lines.join('\n')}\n`);
+        const map = await cliCommand(h.adminSocket, `show map ${site.mapPath}`);
+        expect(map).toContain('line-one.example.com');
+        if (dialect.runsEveryLine) expect(map).toContain('line-two.example.com');
+        else expect(map).not.toContain('line-two.example.com');
+      },
+    );
+
+    it(
+      dialect.waitSrvRemovable ? 'knows wait srv-removable' : 'does not know wait srv-removable',
       async () => {
         const reply = await cliCommand(h.adminSocket, 'wait 100 srv-removable be_default/s1');
-        if (customTerminator) expect(reply).not.toMatch(/Unknown command/);
+        if (dialect.waitSrvRemovable) expect(reply).not.toMatch(/Unknown command/);
         else expect(reply).toMatch(/Unknown command/);
       },
     );

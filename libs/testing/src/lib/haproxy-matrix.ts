@@ -1,5 +1,5 @@
-import { availableMajors, type HaproxyInstall } from '#haproxy-bin';
-import { describe, it } from 'vitest';
+import { availableMajors, HAPROXY_BIN_ENV, type HaproxyInstall } from '#haproxy-bin';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /** Environment variable narrowing the matrix, e.g. `HAPTIC_HAPROXY_MAJORS=3.0` (comma-separated). */
 export const HAPROXY_MAJORS_ENV = 'HAPTIC_HAPROXY_MAJORS';
@@ -34,9 +34,27 @@ function missingMessage(major: string, env: NodeJS.ProcessEnv): string {
 }
 
 /**
+ * Points the one switch (HAPTIC_HAPROXY_BIN) at `bin` while the enclosing suite runs, so helpers
+ * and code that resolve the binary themselves use this major. Registered before the body's hooks:
+ * set before its beforeAll, restored after its afterAll.
+ */
+function selectBinaryDuringSuite(bin: string): void {
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env[HAPROXY_BIN_ENV];
+    process.env[HAPROXY_BIN_ENV] = bin;
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env[HAPROXY_BIN_ENV];
+    else process.env[HAPROXY_BIN_ENV] = previous;
+  });
+}
+
+/**
  * Declares `body` once per HAProxy major (`'2.6'`, `'3.0'`), each inside a suite titled
- * `[haproxy X.Y] <title>` and handed that major's binary. A requested major whose binary is
- * missing is a failing test, never a skip. `HAPTIC_HAPROXY_MAJORS` narrows the list explicitly.
+ * `[haproxy X.Y] <title>`, handed that major's binary, with HAPTIC_HAPROXY_BIN set to it while
+ * the suite runs. A requested major whose binary is missing is a failing test, never a skip.
+ * `HAPTIC_HAPROXY_MAJORS` narrows the list explicitly.
  */
 export function describeForMajors(
   majors: readonly string[],
@@ -49,8 +67,10 @@ export function describeForMajors(
     if (selected && !selected.includes(major)) continue;
     const install = installed().find((i) => i.branch === major);
     describe(`${majorTag(major)} ${title}`, () => {
-      if (install) body(install);
-      else
+      if (install) {
+        selectBinaryDuringSuite(install.bin);
+        body(install);
+      } else
         it(`has the HAProxy ${major} binary`, () => {
           throw new Error(missingMessage(major, env));
         });

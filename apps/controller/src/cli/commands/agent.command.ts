@@ -41,7 +41,7 @@ export const agentCommand: CliCommand = {
       )
       .option(
         '--haproxy-bin <path>',
-        'HAProxy binary (default: $HAPTIC_HAPROXY_BIN or haproxy on PATH)',
+        'HAProxy binary (default: $HAPTIC_HAPROXY_BIN, then .tools HAProxy 3.0, then PATH)',
       )
       .option('--userlist <file>', 'userlist file (user NAME insecure-password PASS)')
       .option('--username <user>', 'API user name (with --password-file)')

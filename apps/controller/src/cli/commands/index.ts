@@ -2,6 +2,7 @@ import type { CliCommand } from '../command.js';
 import { agentCommand } from './agent.command.js';
 import { configCommand } from './config.command.js';
 import { echoCommand } from './echo.command.js';
+import { haproxyCommand } from './haproxy.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
 import { nodeSimCommand } from './node-sim.command.js';
 import { renderCommand } from './render.command.js';
@@ -20,4 +21,5 @@ export const commands: readonly CliCommand[] = [
   renderCommand,
   runCommand,
   validateCommand,
+  haproxyCommand,
 ];
