@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeForMajors } from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
@@ -41,237 +42,245 @@ const HAPROXY_IP = '127.0.0.61';
 const ECHO_IP = '127.0.0.62';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-describe('haptic run end to end: kube-sim, agent with a real HAProxy, echo backend', () => {
-  let sim: KubeSim;
-  let agent: RunningAgent;
-  let echo: RunningEcho;
-  let controller: HapticProcess;
-  let dir: string;
-  let httpPort: number;
+// 3.0 is the production major; 2.6 runs the same scenario as a smoke test (DESIGN.md §7).
+describeForMajors(
+  ['3.0', '2.6'],
+  'haptic run end to end: kube-sim, agent with a real HAProxy, echo backend',
+  () => {
+    let sim: KubeSim;
+    let agent: RunningAgent;
+    let echo: RunningEcho;
+    let controller: HapticProcess;
+    let dir: string;
+    let httpPort: number;
 
-  const put = (o: Omit<KubeObject, 'metadata'> & { metadata: Record<string, unknown> }) =>
-    sim.apply(o as KubeObject);
-  const viaHaproxy = (host: string) => getWithHost(HAPROXY_IP, httpPort, host);
+    const put = (o: Omit<KubeObject, 'metadata'> & { metadata: Record<string, unknown> }) =>
+      sim.apply(o as KubeObject);
+    const viaHaproxy = (host: string) => getWithHost(HAPROXY_IP, httpPort, host);
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'haptic-e2e-'));
-    writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
-    sim = await KubeSim.start({
-      port: 0,
-      manifests: [join(root, 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
-    });
-    echo = await startHttpEcho({
-      mode: 'http',
-      address: ECHO_IP,
-      httpPort: 0,
-      httpsPort: 0,
-      context: { namespace: 'apps', ingress: '', service: 'web', pod: 'web-0' },
-    });
-    agent = await startAgent({
-      configDir: join(dir, 'haproxy'),
-      port: 0,
-      address: HAPROXY_IP,
-      credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
-      reloadDelayMs: 20,
-      ...(process.env.HAPTIC_HAPROXY_BIN ? { haproxyBin: process.env.HAPTIC_HAPROXY_BIN } : {}),
-    });
-    httpPort = await freePort(HAPROXY_IP);
-    for (const name of ['haptic', 'apps'])
-      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { namespace: 'haptic', name: 'dp-creds' },
-      data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-    });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-      spec: {
-        containers: [
-          {
-            name: 'dataplane',
-            image: 'haptic',
-            ports: [{ name: 'dataplane', containerPort: agent.port }],
-          },
-        ],
-      },
-    });
-    const podPath = `/api/v1/namespaces/haptic/pods/haproxy-0`;
-    const current = (await (await fetch(sim.url + podPath)).json()) as KubeObject;
-    const status = {
-      phase: 'Running',
-      podIP: HAPROXY_IP,
-      containerStatuses: [{ name: 'dataplane', ready: true }],
-    };
-    const res = await fetch(`${sim.url}${podPath}/status`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...current, status }),
-    });
-    expect(res.status).toBe(200);
-    await put({
-      apiVersion: 'haproxy-haptic.org/v1alpha1',
-      kind: 'HAProxyTemplateConfig',
-      metadata: { namespace: 'haptic', name: 'haptic' },
-      spec: {
-        credentialsSecretRef: { name: 'dp-creds' },
-        podSelector: { matchLabels: { app: 'haproxy' } },
-        controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
-        dataplane: {
-          port: agent.port,
-          minDeploymentInterval: '50ms',
-          mapsDir: 'maps',
-          sslCertsDir: 'ssl',
-          generalStorageDir: 'general',
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'haptic-e2e-'));
+      writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
+      sim = await KubeSim.start({
+        port: 0,
+        manifests: [join(root, 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+      });
+      echo = await startHttpEcho({
+        mode: 'http',
+        address: ECHO_IP,
+        httpPort: 0,
+        httpsPort: 0,
+        context: { namespace: 'apps', ingress: '', service: 'web', pod: 'web-0' },
+      });
+      agent = await startAgent({
+        configDir: join(dir, 'haproxy'),
+        port: 0,
+        address: HAPROXY_IP,
+        credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
+        reloadDelayMs: 20,
+        haproxyBin: process.env.HAPTIC_HAPROXY_BIN!, // set by the matrix for this major
+      });
+      httpPort = await freePort(HAPROXY_IP);
+      for (const name of ['haptic', 'apps'])
+        await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await put({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { namespace: 'haptic', name: 'dp-creds' },
+        data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
+      });
+      await put({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
+        spec: {
+          containers: [
+            {
+              name: 'dataplane',
+              image: 'haptic',
+              ports: [{ name: 'dataplane', containerPort: agent.port }],
+            },
+          ],
         },
-        templatingSettings: { extraContext: { http_port: httpPort } },
-        watchedResources: {
-          ingresses: {
-            apiVersion: 'networking.k8s.io/v1',
-            resources: 'ingresses',
-            indexBy: ['metadata.namespace', 'metadata.name'],
+      });
+      const podPath = `/api/v1/namespaces/haptic/pods/haproxy-0`;
+      const current = (await (await fetch(sim.url + podPath)).json()) as KubeObject;
+      const status = {
+        phase: 'Running',
+        podIP: HAPROXY_IP,
+        containerStatuses: [{ name: 'dataplane', ready: true }],
+      };
+      const res = await fetch(`${sim.url}${podPath}/status`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...current, status }),
+      });
+      expect(res.status).toBe(200);
+      await put({
+        apiVersion: 'haproxy-haptic.org/v1alpha1',
+        kind: 'HAProxyTemplateConfig',
+        metadata: { namespace: 'haptic', name: 'haptic' },
+        spec: {
+          credentialsSecretRef: { name: 'dp-creds' },
+          podSelector: { matchLabels: { app: 'haproxy' } },
+          controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
+          dataplane: {
+            port: agent.port,
+            minDeploymentInterval: '50ms',
+            mapsDir: 'maps',
+            sslCertsDir: 'ssl',
+            generalStorageDir: 'general',
           },
-          services: {
-            apiVersion: 'v1',
-            resources: 'services',
-            indexBy: ['metadata.namespace', 'metadata.name'],
-          },
-          endpointslices: {
-            apiVersion: 'discovery.k8s.io/v1',
-            resources: 'endpointslices',
-            indexBy: ['metadata.namespace', "metadata.labels['kubernetes.io/service-name']"],
-          },
-        },
-        maps: { 'hosts.map': { template: HOSTS_MAP } },
-        haproxyConfig: { template: HAPROXY_CFG },
-      },
-    });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { namespace: 'apps', name: 'web' },
-      spec: { ports: [{ name: 'http', port: 80 }] },
-    });
-    await put({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        namespace: 'apps',
-        name: 'web-1',
-        labels: { 'kubernetes.io/service-name': 'web' },
-      },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [ECHO_IP], conditions: { ready: true } }],
-      ports: [{ name: 'http', port: echo.listeners[0]!.port }],
-    });
-    controller = haptic([
-      'run',
-      '--kubeconfig',
-      sim.kubeconfigPath,
-      '-n',
-      'haptic',
-      '-c',
-      'haptic',
-      '--address',
-      '127.0.0.1',
-      '--health-port',
-      '0',
-      '--metrics-port',
-      '0',
-      '--log-level',
-      'warn',
-      '--identity',
-      'e2e',
-    ]);
-  }, 60_000);
-
-  afterAll(async () => {
-    if (controller && controller.child.exitCode === null) {
-      controller.child.kill('SIGKILL');
-      await controller.exited;
-    }
-    await agent?.close();
-    await echo?.close();
-    await sim?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('becomes ready and deploys the first configuration (no Ingress yet: every host is unrouted)', async () => {
-    const started = await eventually('the controller to print its ports', () => {
-      const m = /"healthPort":(\d+)/.exec(controller.output());
-      return m ? Number(m[1]) : undefined;
-    });
-    await eventually('readiness', async () =>
-      (await fetch(`http://127.0.0.1:${started}/readyz`)).status === 200 ? true : undefined,
-    );
-    const r = await eventually('HAProxy to serve the rendered configuration', async () => {
-      const res = await viaHaproxy('web.example.com');
-      return res.status === 404 ? res : undefined;
-    });
-    expect(r.body).toBe('no route');
-  });
-
-  it('routes a new Ingress host to its Service through HAProxy', async () => {
-    await put({
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: { namespace: 'apps', name: 'web' },
-      spec: {
-        rules: [
-          {
-            host: 'web.example.com',
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
+          templatingSettings: { extraContext: { http_port: httpPort } },
+          watchedResources: {
+            ingresses: {
+              apiVersion: 'networking.k8s.io/v1',
+              resources: 'ingresses',
+              indexBy: ['metadata.namespace', 'metadata.name'],
+            },
+            services: {
+              apiVersion: 'v1',
+              resources: 'services',
+              indexBy: ['metadata.namespace', 'metadata.name'],
+            },
+            endpointslices: {
+              apiVersion: 'discovery.k8s.io/v1',
+              resources: 'endpointslices',
+              indexBy: ['metadata.namespace', "metadata.labels['kubernetes.io/service-name']"],
             },
           },
-        ],
-      },
-    });
-    const r = await eventually('the Ingress host to answer', async () => {
-      const res = await viaHaproxy('web.example.com');
-      return res.status === 200 ? res : undefined;
-    });
-    expect(JSON.parse(r.body)).toMatchObject({ host: 'web.example.com', pod: 'web-0' });
-  });
-
-  it('stops routing the host when the Ingress is deleted', async () => {
-    const del = await fetch(`${sim.url}/apis/networking.k8s.io/v1/namespaces/apps/ingresses/web`, {
-      method: 'DELETE',
-    });
-    expect(del.status).toBe(200);
-    const r = await eventually('the host to stop answering', async () => {
-      const res = await viaHaproxy('web.example.com');
-      return res.status === 404 ? res : undefined;
-    });
-    expect(r.body).toBe('no route');
-  });
-
-  it('shuts down cleanly on SIGTERM: exit 0, listeners closed, watches closed', async () => {
-    const health = Number(/"healthPort":(\d+)/.exec(controller.output())![1]);
-    const metrics = Number(/"metricsPort":(\d+)/.exec(controller.output())![1]);
-    controller.child.kill('SIGTERM');
-    const exit = await controller.exited;
-    expect(exit).toEqual({ code: 0, signal: null });
-    for (const port of [health, metrics]) {
-      const refused = await new Promise<boolean>((resolve) => {
-        const s = connect(port, '127.0.0.1');
-        s.once('connect', () => (s.destroy(), resolve(false)));
-        s.once('error', () => resolve(true));
+          maps: { 'hosts.map': { template: HOSTS_MAP } },
+          haproxyConfig: { template: HAPROXY_CFG },
+        },
       });
-      expect(refused).toBe(true);
-    }
-    await eventually(
-      'kube-sim to see no open watch',
-      () => (sim.openWatches === 0 ? true : undefined),
-      5000,
-    );
-  });
-});
+      await put({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { namespace: 'apps', name: 'web' },
+        spec: { ports: [{ name: 'http', port: 80 }] },
+      });
+      await put({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          namespace: 'apps',
+          name: 'web-1',
+          labels: { 'kubernetes.io/service-name': 'web' },
+        },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: [ECHO_IP], conditions: { ready: true } }],
+        ports: [{ name: 'http', port: echo.listeners[0]!.port }],
+      });
+      controller = haptic([
+        'run',
+        '--kubeconfig',
+        sim.kubeconfigPath,
+        '-n',
+        'haptic',
+        '-c',
+        'haptic',
+        '--address',
+        '127.0.0.1',
+        '--health-port',
+        '0',
+        '--metrics-port',
+        '0',
+        '--log-level',
+        'warn',
+        '--identity',
+        'e2e',
+      ]);
+    }, 60_000);
+
+    afterAll(async () => {
+      if (controller && controller.child.exitCode === null) {
+        controller.child.kill('SIGKILL');
+        await controller.exited;
+      }
+      await agent?.close();
+      await echo?.close();
+      await sim?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('becomes ready and deploys the first configuration (no Ingress yet: every host is unrouted)', async () => {
+      const started = await eventually('the controller to print its ports', () => {
+        const m = /"healthPort":(\d+)/.exec(controller.output());
+        return m ? Number(m[1]) : undefined;
+      });
+      await eventually('readiness', async () =>
+        (await fetch(`http://127.0.0.1:${started}/readyz`)).status === 200 ? true : undefined,
+      );
+      const r = await eventually('HAProxy to serve the rendered configuration', async () => {
+        const res = await viaHaproxy('web.example.com');
+        return res.status === 404 ? res : undefined;
+      });
+      expect(r.body).toBe('no route');
+    });
+
+    it('routes a new Ingress host to its Service through HAProxy', async () => {
+      await put({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { namespace: 'apps', name: 'web' },
+        spec: {
+          rules: [
+            {
+              host: 'web.example.com',
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'web', port: { number: 80 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      });
+      const r = await eventually('the Ingress host to answer', async () => {
+        const res = await viaHaproxy('web.example.com');
+        return res.status === 200 ? res : undefined;
+      });
+      expect(JSON.parse(r.body)).toMatchObject({ host: 'web.example.com', pod: 'web-0' });
+    });
+
+    it('stops routing the host when the Ingress is deleted', async () => {
+      const del = await fetch(
+        `${sim.url}/apis/networking.k8s.io/v1/namespaces/apps/ingresses/web`,
+        {
+          method: 'DELETE',
+        },
+      );
+      expect(del.status).toBe(200);
+      const r = await eventually('the host to stop answering', async () => {
+        const res = await viaHaproxy('web.example.com');
+        return res.status === 404 ? res : undefined;
+      });
+      expect(r.body).toBe('no route');
+    });
+
+    it('shuts down cleanly on SIGTERM: exit 0, listeners closed, watches closed', async () => {
+      const health = Number(/"healthPort":(\d+)/.exec(controller.output())![1]);
+      const metrics = Number(/"metricsPort":(\d+)/.exec(controller.output())![1]);
+      controller.child.kill('SIGTERM');
+      const exit = await controller.exited;
+      expect(exit).toEqual({ code: 0, signal: null });
+      for (const port of [health, metrics]) {
+        const refused = await new Promise<boolean>((resolve) => {
+          const s = connect(port, '127.0.0.1');
+          s.once('connect', () => (s.destroy(), resolve(false)));
+          s.once('error', () => resolve(true));
+        });
+        expect(refused).toBe(true);
+      }
+      await eventually(
+        'kube-sim to see no open watch',
+        () => (sim.openWatches === 0 ? true : undefined),
+        5000,
+      );
+    });
+  },
+);

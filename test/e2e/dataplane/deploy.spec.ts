@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeForMajors } from '#testing';
 import type { RenderedOutputs } from '#events';
 import { DataplaneClient, deployFull } from '#dataplane';
 import { freePort, PASSWORD, startTestAgent, USER, type TestAgent } from '../agent/helpers.js';
@@ -38,7 +39,7 @@ function outputs(
   };
 }
 
-describe('deployFull against the agent and a real HAProxy', () => {
+describeForMajors(['2.6', '3.0'], 'deployFull against the agent and a real HAProxy', () => {
   let t: TestAgent;
   let client: DataplaneClient;
   let port: number;
