@@ -4,6 +4,7 @@ import type { HapticFacts, HapticStates } from './topics.js';
 export * from './topics.js';
 export * from './ports.js';
 export * from './tokens.js';
+export * from './kube-ports.js';
 
 /** The bus every haptic module shares, typed with the catalogue. */
 export type HapticBus = EventBus<HapticFacts, HapticStates>;

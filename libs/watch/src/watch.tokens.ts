@@ -1,5 +1,4 @@
-/** DI tokens; the two shared with the index are named by Symbol.for so no import is needed. */
-export const RESOURCE_SINK = Symbol.for('haptic.ResourceSink');
-export const OBJECT_FETCH_PORT = Symbol.for('haptic.ObjectFetchPort');
+/** DI tokens; the two shared with the index come from `#events`. */
+export { OBJECT_FETCH_PORT, RESOURCE_SINK } from '#events';
 export const KUBE_API = Symbol.for('haptic.watch.KubeApi');
 export const WATCH_OPTIONS = Symbol.for('haptic.watch.Options');
