@@ -15,6 +15,7 @@ const HAPROXY_CFG = `global
   log stdout format raw local0 err
 defaults
   mode http
+  option idle-close-on-response
   timeout connect 2s
   timeout client 10s
   timeout server 10s
