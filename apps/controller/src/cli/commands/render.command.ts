@@ -1,100 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { isHapticError } from '#core';
-import {
-  HaproxyChecker,
-  assignToWatched,
-  formatProblem,
-  formatRenderFailure,
-  listOutputs,
-  loadManifests,
-  templateTexts,
-  validateOutputs,
-  type RenderedOutputs,
-} from '#validation';
-import { ExitCode } from '../cli-io.js';
-import type { CliCommand, CliContext } from '../command.js';
-import { haproxyBinary, loadConfigForOffline } from '../load-config.js';
-
-interface RenderFlags {
-  readonly file: string;
-  readonly resources: string[];
-  readonly output?: string;
-  readonly validate?: boolean;
-  readonly haproxyBin?: string;
-}
-
-/** Where each output goes under `-o DIR`, mirroring the HAProxy side. */
-// crt-lists are stored with the general files (as the dataplane lib deploys them).
-const FOLDER: Record<string, string> = {
-  map: 'maps',
-  file: 'files',
-  cert: 'ssl',
-  'crt-list': 'files',
-};
-
-async function writeTree(dir: string, outputs: RenderedOutputs): Promise<string[]> {
-  const written: string[] = [];
-  for (const [target, text] of listOutputs(outputs)) {
-    const colon = target.indexOf(':');
-    const rel =
-      colon < 0 ? target : join(FOLDER[target.slice(0, colon)] ?? 'other', target.slice(colon + 1));
-    const path = join(dir, rel);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text, { mode: target.startsWith('cert:') ? 0o600 : 0o644 });
-    written.push(rel);
-  }
-  return written;
-}
-
-async function renderOffline(flags: RenderFlags, ctx: CliContext): Promise<number> {
-  const { io } = ctx;
-  const loaded = await loadConfigForOffline(flags.file, io, 'render');
-  if (!loaded) return ExitCode.invalidInput;
-  const { spec } = loaded.config;
-  let objects: unknown[];
-  try {
-    objects = await loadManifests(flags.resources);
-  } catch (e) {
-    io.err(`haptic render: ${isHapticError(e) ? e.message : String(e)}`);
-    return ExitCode.invalidInput;
-  }
-  const { fixtures, unmatched } = assignToWatched(objects, spec);
-  const counts = Object.entries(fixtures).map(([n, l]) => `${n}=${l.length}`);
-  io.err(
-    `haptic render: ${objects.length} objects (${counts.join(', ')}; ${unmatched.length} not watched)`,
-  );
-  const outcome = await loaded.renderer.render({
-    fixtures,
-    extraContext: spec.templatingSettings.extraContext,
-  });
-  if (!outcome.ok) {
-    io.err(`haptic render: render failed: ${formatRenderFailure(outcome.error)}`);
-    return ExitCode.failure;
-  }
-  if (flags.output === undefined) {
-    for (const [target, text] of listOutputs(outcome.outputs))
-      io.out(`# ==> ${target} <==\n${text}`);
-  } else {
-    const written = await writeTree(flags.output, outcome.outputs);
-    io.err(
-      `haptic render: wrote ${written.length} files to ${flags.output}: ${written.join(', ')}`,
-    );
-  }
-  if (!flags.validate) return ExitCode.ok;
-  const binary = haproxyBinary(flags.haproxyBin, io, 'render');
-  if (!binary) return ExitCode.failure;
-  const result = await validateOutputs(outcome.outputs, {
-    dirs: spec.dataplane,
-    allowedDirectives: spec.validation.allowedDirectives,
-    checker: new HaproxyChecker({ binary, timeoutMs: 30_000 }, 1),
-    templates: templateTexts(spec),
-  });
-  for (const p of result.problems) io.err(`invalid: ${formatProblem(p)}`);
-  if (result.valid)
-    io.err(`haptic render: valid (haproxy -c ${Math.round(result.haproxy.durationMs ?? 0)} ms)`);
-  return result.valid ? ExitCode.ok : ExitCode.failure;
-}
+import type { CliCommand } from '../command.js';
+import type { RenderFlags } from './render.action.js';
 
 export const renderCommand: CliCommand = {
   name: 'render',
@@ -113,6 +18,10 @@ export const renderCommand: CliCommand = {
       )
       .option('--validate', 'also validate the result (structure, directive policy, haproxy -c)')
       .option('--haproxy-bin <path>', 'HAProxy binary for --validate')
-      .action(async (flags: RenderFlags) => ctx.setExit(await renderOffline(flags, ctx)));
+      .action(async (flags: RenderFlags) => {
+        // loaded on use: other subcommands must not pay for the renderer and validator
+        const { renderOffline } = await import('./render.action.js');
+        ctx.setExit(await renderOffline(flags, ctx));
+      });
   },
 };
