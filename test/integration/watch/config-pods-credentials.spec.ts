@@ -4,35 +4,7 @@ import { ResourceIndex } from '#index';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClientNodeKubeApi, WatchManager, type CredentialsState, type HaproxyPod } from '#watch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, configWith, connect, converge, FAST } from './harness.js';
-
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'haproxytemplateconfigs.haproxy-haptic.org' },
-  spec: {
-    group: 'haproxy-haptic.org',
-    scope: 'Namespaced',
-    names: {
-      plural: 'haproxytemplateconfigs',
-      singular: 'haproxytemplateconfig',
-      kind: 'HAProxyTemplateConfig',
-    },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        },
-      },
-    ],
-  },
-} as unknown as KubeObject;
+import { call, configWith, connect, converge, CRD, FAST } from './harness.js';
 
 function haptic(podLabel: string, template: string): KubeObject {
   return {

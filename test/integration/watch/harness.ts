@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseTemplateConfig, type TemplateConfig } from '#core';
 import { ResourceIndex } from '#index';
-import type { KubeSim } from '#kube-sim';
+import type { KubeObject, KubeSim } from '#kube-sim';
 import { ClientNodeKubeApi, WatchManager, type ReflectorTiming } from '#watch';
 
 /** Short timings so fault recovery stays fast in tests. */
@@ -74,3 +74,32 @@ export async function converge(
   }
   return diff;
 }
+
+/** The HAProxyTemplateConfig CRD as the watch tests install it (spec kept as given). */
+export const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'haproxytemplateconfigs.haproxy-haptic.org' },
+  spec: {
+    group: 'haproxy-haptic.org',
+    scope: 'Namespaced',
+    names: {
+      plural: 'haproxytemplateconfigs',
+      singular: 'haproxytemplateconfig',
+      kind: 'HAProxyTemplateConfig',
+    },
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        },
+      },
+    ],
+  },
+} as unknown as KubeObject;

@@ -4,11 +4,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { BusModule, EVENT_BUS } from '#bus';
 import { METRICS_REGISTRY, type HapticBus } from '#events';
 import { IndexModule, ResourceIndex } from '#index';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim } from '#kube-sim';
 import { WatchModule } from '#watch';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { converge, FAST } from './harness.js';
+import { converge, CRD, FAST } from './harness.js';
 
 @Global()
 @Module({
@@ -16,34 +16,6 @@ import { converge, FAST } from './harness.js';
   exports: [METRICS_REGISTRY],
 })
 class TestMetricsModule {}
-
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'haproxytemplateconfigs.haproxy-haptic.org' },
-  spec: {
-    group: 'haproxy-haptic.org',
-    scope: 'Namespaced',
-    names: {
-      plural: 'haproxytemplateconfigs',
-      singular: 'haproxytemplateconfig',
-      kind: 'HAProxyTemplateConfig',
-    },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        },
-      },
-    ],
-  },
-} as unknown as KubeObject;
 
 describe('WatchModule + IndexModule in one Nest context against kube-sim', () => {
   let sim: KubeSim;

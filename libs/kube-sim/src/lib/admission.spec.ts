@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiCall } from '#testing';
 import { KubeSim } from './kube-sim.js';
 import type { KubeObject } from './types.js';
 import { generateCertificate, type TlsMaterial } from './tls.js';
@@ -13,19 +14,8 @@ let hookUrl: string;
 const reviews: any[] = [];
 let delayMs = 0;
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-) {
-  const res = await fetch(sim.url + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': contentType },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { code: res.status, body: (await res.json()) as any, warning: res.headers.get('warning') };
-}
+const call = (...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never) =>
+  apiCall(sim.url, ...args);
 
 const ingresses = '/apis/networking.k8s.io/v1/namespaces/default/ingresses';
 const ing = (name: string, host: string, labels: Record<string, string> = {}) => ({

@@ -1,33 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- tests read API JSON loosely */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from '#testing';
 import { KubeSim } from './kube-sim.js';
 
 const crdDir = fileURLToPath(new URL('../../../../test/fixtures/gateway-api/', import.meta.url));
 let sim: KubeSim;
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-  accept?: string,
-) {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = contentType;
-  if (accept) headers.accept = accept;
-  const res = await fetch(sim.url + path, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    code: res.status,
-    body: text ? JSON.parse(text) : undefined,
-    warning: res.headers.get('warning'),
-  };
-}
+const call = (...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never) =>
+  apiCall(sim.url, ...args);
 
 const routes = '/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes';
 const route = (name: string, spec: Record<string, unknown>) => ({

@@ -1,31 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- tests read API JSON loosely */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiCall } from '#testing';
 import { KubeSim } from './kube-sim.js';
 
 let sim: KubeSim;
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-  accept?: string,
-) {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = contentType;
-  if (accept) headers.accept = accept;
-  const res = await fetch(sim.url + path, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    code: res.status,
-    body: text ? JSON.parse(text) : undefined,
-    headers: res.headers,
-  };
-}
+const call = (...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never) =>
+  apiCall(sim.url, ...args);
 
 /** Reads watch events until `n` arrived (or the stream ended), then aborts. */
 async function watchEvents(path: string, n: number): Promise<any[]> {

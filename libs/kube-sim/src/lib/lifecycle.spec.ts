@@ -1,27 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiCall } from '#testing';
 import { KubeSim } from './kube-sim.js';
 
 let sim: KubeSim;
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-) {
-  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': contentType };
-  const res = await fetch(sim.url + path, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    code: res.status,
-    body: text ? JSON.parse(text) : undefined,
-    headers: res.headers,
-  };
-}
+const call = (...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never) =>
+  apiCall(sim.url, ...args);
 
 const cm = (
   name: string,
