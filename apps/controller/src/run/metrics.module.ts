@@ -12,6 +12,12 @@ import { METRICS_REGISTRY, type HapticBus } from '#events';
 
 const BUS_QUEUE_DEPTH = 'haptic_bus_queue_depth';
 
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 /** Application contexts alive in this process (one in production; tests may start several). */
 let liveContexts = 0;
 
@@ -49,8 +55,10 @@ export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     liveContexts += 1;
-    if (!this.registry.getSingleMetric('process_cpu_user_seconds_total'))
-      collectDefaultMetrics({ register: this.registry });
+    if (this.registry.getSingleMetric('process_cpu_user_seconds_total')) return;
+    collectDefaultMetrics({ register: this.registry });
+    // Gauges named like counters (promtool refuses them); the per-type gauges hold the same data.
+    for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
   onApplicationShutdown(): void {
