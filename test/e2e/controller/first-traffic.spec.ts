@@ -72,7 +72,7 @@ describeForMajors(
       writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
       sim = await KubeSim.start({
         port: 0,
-        manifests: [join(root, 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+        manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
       });
       echo = await startHttpEcho({
         mode: 'http',
