@@ -34,6 +34,8 @@ export interface AgentOptions {
   readonly watchdogMs?: number;
   /** Serve HTTPS with this certificate and key (PEM files), as the real API's --tls-* flags. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** The Dataplane API version to speak (default '3.4'; '3.0' has no 3.2+ paths). */
+  readonly apiVersion?: '3.0' | '3.4';
 }
 
 /** A running agent. */
@@ -119,6 +121,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     transactions: new Transactions(),
     startedAt: new Date(),
     agentVersion: options.agentVersion ?? '0.0.0',
+    apiVersion: options.apiVersion ?? '3.4',
   };
   const requests = new RequestLog();
   const tls = options.tls

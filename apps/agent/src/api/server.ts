@@ -31,8 +31,11 @@ export function buildRouter(ctx: AgentContext, log: RequestLog): Router {
   storageRoutes(router, ctx);
   runtimeServersRoutes(router, ctx);
   runtimeMapsRoutes(router, ctx);
-  runtimeSslRoutes(router, ctx);
-  runtimeCrtListRoutes(router, ctx);
+  if (ctx.apiVersion !== '3.0') {
+    // 3.2+ paths
+    runtimeSslRoutes(router, ctx);
+    runtimeCrtListRoutes(router, ctx);
+  }
   // haptic's own request log, outside /v3 so it cannot shadow an API path.
   router.add('GET', '/haptic/requests', () => Promise.resolve(json(200, log.list())));
   return router;

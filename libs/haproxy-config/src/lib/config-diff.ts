@@ -133,7 +133,9 @@ function diffServers(
   }
   for (const name of a.keys()) {
     if (b.has(name)) continue;
-    if (referencedServer(fromModel, backend, name))
+    const balance = balanceRefusal(toModel, now);
+    if (balance) structural.push({ section, reason: `server ${name} removed: ${balance}` });
+    else if (referencedServer(fromModel, backend, name))
       structural.push({ section, reason: `server ${name} removed: referenced elsewhere` });
     else runtime.push({ kind: 'server.del', backend, server: name });
   }
@@ -145,11 +147,10 @@ function dynamicAddRefusal(
   section: ConfigSectionModel,
   spec: ServerSpec,
 ): string | undefined {
-  if (section.type !== 'backend') return `${section.type} sections take no dynamic servers here`;
+  const refusal = balanceRefusal(model, section);
+  if (refusal) return refusal;
   const defaults = model.sections.filter((s) => s.type === 'defaults');
   const scope = [...defaults.flatMap((s) => s.directives), ...section.directives];
-  const balance = scope.filter((d) => d[0] === 'balance').pop()?.[1] ?? 'roundrobin';
-  if (!DYNAMIC_BALANCE.has(balance)) return `balance ${balance} allows no dynamic servers`;
   if (scope.some((d) => d[0] === 'default-server'))
     return 'default-server does not apply to dynamic servers';
   if (!IP.test(spec.address)) return `address ${spec.address} is not an IP`;
@@ -157,6 +158,18 @@ function dynamicAddRefusal(
   const extra = spec.params.filter((p) => !DYNAMIC_PARAMS.has(p));
   if (extra.length > 0) return `keywords ${extra.join(' ')} are not applied to dynamic servers`;
   return undefined;
+}
+
+/** Why a backend takes no dynamic server changes (add/del): not a backend, or a static balance. */
+function balanceRefusal(
+  model: HaproxyConfigModel,
+  section: ConfigSectionModel,
+): string | undefined {
+  if (section.type !== 'backend') return `${section.type} sections take no dynamic servers here`;
+  const defaults = model.sections.filter((s) => s.type === 'defaults');
+  const scope = [...defaults.flatMap((s) => s.directives), ...section.directives];
+  const balance = scope.filter((d) => d[0] === 'balance').pop()?.[1] ?? 'roundrobin';
+  return DYNAMIC_BALANCE.has(balance) ? undefined : `balance ${balance} allows no dynamic servers`;
 }
 
 /** True when another directive names the server (`use-server`, `track`): it cannot be deleted. */

@@ -10,7 +10,7 @@ export function storageRoutes(router: Router, ctx: AgentContext): void {
   mapsStorage(router, ctx);
   certsStorage(router, ctx);
   generalStorage(router, ctx);
-  crtListRoutes(router, ctx);
+  if (ctx.apiVersion !== '3.0') crtListRoutes(router, ctx);
 }
 
 async function create(
