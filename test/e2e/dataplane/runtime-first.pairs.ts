@@ -52,7 +52,11 @@ export const PAIRS: readonly Pair[] = [
     name: 'fill an empty slot',
     change: (s) => slot(s, 'slot2', (x) => ({ ...x, up: 3, maint: false })),
   },
-  { name: 'slot weight', change: (s) => slot(s, 'slot1', (x) => ({ ...x, weight: 5 })) },
+  {
+    name: 'slot weight (static balance: reloads)',
+    structural: true,
+    change: (s) => slot(s, 'slot1', (x) => ({ ...x, weight: 5 })),
+  },
   { name: 'empty a slot (maint)', change: (s) => slot(s, 'slot1', (x) => ({ ...x, maint: true })) },
   {
     name: 'beyond the slots: a server on a static backend',

@@ -75,7 +75,12 @@ describeForMajors(['2.6', '3.0'], 'runtime-first sync', () => {
       close: () => new Promise<void>((r) => (a2.closeAllConnections(), a2.close(() => r()))),
     });
     upstreams = ups.map((u, i) => `${i === 6 ? '127.0.0.2' : '127.0.0.1'}:${u.port}`);
-    const [httpPort, httpsPort, http2Port] = [await freePort(), await freePort(), await freePort()];
+    // free on every address (0.0.0.0): both pods bind them on their own address
+    const [httpPort, httpsPort, http2Port] = [
+      await freePort('0.0.0.0'),
+      await freePort('0.0.0.0'),
+      await freePort('0.0.0.0'),
+    ];
     for (const [api, address] of [
       ['3.4', '127.0.0.11'],
       ['3.0', '127.0.0.12'],

@@ -132,7 +132,11 @@ export class DataplaneClient {
           searchParams: { skip_reload: 'true' },
         });
       } else {
-        await this.http.post(path, { body: upload(name, content) });
+        // certificate creation reloads unless skip_reload (maps and general files take no such flag)
+        await this.http.post(path, {
+          body: upload(name, content),
+          ...(kind === 'ssl_certificates' ? { searchParams: { skip_reload: 'true' } } : {}),
+        });
       }
     });
   }

@@ -118,7 +118,7 @@ async function execute(
     let v = version;
     if (plan.configChanged)
       v = (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version;
-    for (const d of plan.deletes) await client.deleteStorage(d.kind, d.name);
+    await deleteStale(client, plan);
     return { reloaded: false, reloadId: null, operations, reloadReasons, version: v };
   }
   let reloadId: string | undefined;
@@ -138,7 +138,7 @@ async function execute(
     reloadId = await client.writeStorageReloading(w.kind, w.name, w.content);
   }
   if (reloadId) await waitForReload(client, reloadId, opts);
-  for (const d of plan.deletes) await client.deleteStorage(d.kind, d.name);
+  await deleteStale(client, plan);
   return { reloaded: true, reloadId: reloadId ?? null, operations, reloadReasons, version: v };
 }
 
@@ -223,5 +223,14 @@ async function waitForReload(
     if (Date.now() > deadline)
       throw new DataplaneConfigRejectedError(`reload ${id} still in progress after the timeout`);
     await new Promise((r2) => setTimeout(r2, opts.pollMs ?? 100));
+  }
+}
+
+/** Removes stored files the desired state no longer has (already gone is fine: a runtime delete may remove its file). */
+async function deleteStale(client: DataplaneClient, plan: SyncPlan): Promise<void> {
+  for (const d of plan.deletes) {
+    await client.deleteStorage(d.kind, d.name).catch((e: unknown) => {
+      if (!(e instanceof DataplaneRequestError && e.status === 404)) throw e;
+    });
   }
 }

@@ -121,6 +121,10 @@ function diffServers(
       structural.push({ section, reason: `server ${name}: address ${spec.address} is not an IP` });
       continue;
     }
+    if (spec.weight !== was.weight && balanceRefusal(toModel, now)) {
+      structural.push({ section, reason: `server ${name}: weight on a static balance algorithm` });
+      continue;
+    }
     const change = {
       ...(spec.address !== was.address || spec.port !== was.port
         ? { address: spec.address, ...(spec.port !== undefined ? { port: spec.port } : {}) }
