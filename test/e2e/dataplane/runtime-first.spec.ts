@@ -171,7 +171,8 @@ describeForMajors(['2.6', '3.0'], 'runtime-first sync', () => {
       '%s',
       async (_name, pair) => {
         const next = pair.change(state);
-        await Promise.all(
+        // settled, not all: one pod's failure must not leave the other mid-deployment
+        const settled = await Promise.allSettled(
           pods.map(async (p) => {
             const expectReload =
               pair.structural === true || (pair.cert === true && p.api === '3.0');
@@ -193,6 +194,8 @@ describeForMajors(['2.6', '3.0'], 'runtime-first sync', () => {
           }),
         );
         state = next;
+        const failed = settled.find((x) => x.status === 'rejected');
+        if (failed) throw failed.reason;
       },
       120_000,
     );

@@ -80,6 +80,10 @@ export function createApiServer(
   };
   // HTTPS as the real API serves it with its TLS flags (certificate + key, PEM).
   const server: Server = tls ? createHttpsServer(tls, onRequest) : createServer(onRequest);
+  // Idle keep-alive connections outlive any client's idle timeout, so a client never reuses a
+  // socket the agent is closing at that instant (ECONNRESET under load).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   return { server, router };
 }
 

@@ -154,7 +154,8 @@ async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Promise<vo
   }
   for (const d of plan.crtListDels) {
     await client.send('DELETE', 'runtime/ssl_crt_lists/entries', {
-      query: { name: d.list, cert_file: d.file, line_number: String(d.line) },
+      // by certificate only: the running list's line numbers drift from the stored file's
+      query: { name: d.list, cert_file: d.file },
     });
   }
   for (const a of plan.crtListAdds) {
