@@ -18,4 +18,9 @@ export interface AgentContext {
   readonly transactions: Transactions;
   readonly startedAt: Date;
   readonly agentVersion: string;
+  /**
+   * The Dataplane API version the agent speaks: '3.4' (default) serves the 3.2+ paths (runtime
+   * certificates and crt-lists, storage crt-lists); '3.0' answers 404 there, as a 3.0 sidecar.
+   */
+  readonly apiVersion: '3.0' | '3.4';
 }

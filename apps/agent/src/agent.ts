@@ -32,6 +32,10 @@ export interface AgentOptions {
   readonly log?: (line: string) => void;
   /** How often to check that the HAProxy master still runs (restarted if not; default 1000 ms). */
   readonly watchdogMs?: number;
+  /** Serve HTTPS with this certificate and key (PEM files), as the real API's --tls-* flags. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** The Dataplane API version to speak (default '3.4'; '3.0' has no 3.2+ paths). */
+  readonly apiVersion?: '3.0' | '3.4';
 }
 
 /** A running agent. */
@@ -117,15 +121,19 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     transactions: new Transactions(),
     startedAt: new Date(),
     agentVersion: options.agentVersion ?? '0.0.0',
+    apiVersion: options.apiVersion ?? '3.4',
   };
   const requests = new RequestLog();
-  const { server, router } = createApiServer(context, credentials, requests);
+  const tls = options.tls
+    ? { cert: readFileSync(options.tls.certFile), key: readFileSync(options.tls.keyFile) }
+    : undefined;
+  const { server, router } = createApiServer(context, credentials, requests, tls);
   await listen(server, options.port, address);
   const port = (server.address() as AddressInfo).port;
   const watchdog = startWatchdog(haproxy, haproxyLock, options.watchdogMs ?? 1000, log);
   const host = address.includes(':') ? `[${address}]` : address;
   return {
-    url: `http://${host}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     address,
     configDir: paths.dir,

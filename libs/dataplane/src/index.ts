@@ -4,3 +4,5 @@ export * from './lib/deploy.js';
 export * from './lib/fleet.js';
 export { DataplaneModule } from './dataplane.module.js';
 export { DataplaneListener, type DataplaneModuleOptions } from './dataplane.listener.js';
+export * from './lib/sync-plan.js';
+export * from './lib/sync-engine.js';

@@ -5,3 +5,7 @@ export * from './lib/servers-state.js';
 export * from './lib/show-proc.js';
 export * from './lib/map-file.js';
 export * from './lib/config-sections.js';
+export * from './lib/config-lines.js';
+export * from './lib/config-model.js';
+export * from './lib/config-diff.js';
+export * from './lib/crt-list.js';

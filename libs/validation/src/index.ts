@@ -1,6 +1,5 @@
 export * from './lib/outputs.js';
 export * from './lib/problems.js';
-export * from './lib/config-lines.js';
 export * from './lib/directives.js';
 export * from './lib/paths.js';
 export * from './lib/structure.js';

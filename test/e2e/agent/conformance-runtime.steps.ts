@@ -96,6 +96,33 @@ export async function runtimeSsl(c: ConformanceContext): Promise<void> {
   await expectStatus(api.upload('POST', C, 'fresh.pem', pems['new.example']!), 201);
   await expectStatus(api.upload('POST', C, 'fresh.pem', pems['new.example']!), 409);
   await expectStatus(api.upload('POST', C, 'junk.pem', 'junk'), 400);
+  // runtime crt-list entries (3.2+ paths): the new certificate served for its SNI, then removed
+  const L = `${S}/runtime/ssl_crt_lists`;
+  const lists = (await expectStatus(api.get(L), 200)).json<{ file: string }[]>();
+  expect(lists.map((l) => l.file)).toContain('ssl/list.txt');
+  const fresh = (await expectStatus(api.get(`${C}/fresh.pem`), 200)).json<{ file: string }>().file;
+  await expectStatus(
+    api.postJson(`${L}/entries?name=list.txt`, { file: fresh, sni_filter: ['new.example'] }),
+    201,
+  );
+  await expectStatus(api.postJson(`${L}/entries?name=list.txt`, { sni_filter: ['x'] }), 400);
+  await expectStatus(api.postJson(`${L}/entries?name=nope.txt`, { file: fresh }), 404);
+  const entries = (await expectStatus(api.get(`${L}/entries?name=list.txt`), 200)).json<
+    { file: string; line_number: number; sni_filter?: string[] }[]
+  >();
+  const added = entries.find((e) => e.file === fresh);
+  expect(added?.sni_filter).toEqual(['new.example']);
+  await expectStatus(
+    api.delete(
+      `${L}/entries?name=list.txt&cert_file=${encodeURIComponent(fresh)}&line_number=${added!.line_number}`,
+    ),
+    204,
+  );
+  await expectStatus(
+    api.delete(`${L}/entries?name=list.txt&cert_file=${encodeURIComponent(fresh)}`),
+    404,
+  );
+  await expectStatus(api.delete(`${L}/entries?name=list.txt`), 400);
   await expectStatus(api.upload('PUT', `${C}/site.pem`, 'site.pem', pems['site.example']!), 200);
   await expectStatus(api.upload('PUT', `${C}/site.pem`, 'site.pem', 'junk'), 400);
   await expectStatus(api.delete(`${C}/fresh.pem`), 204);

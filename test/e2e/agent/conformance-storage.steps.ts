@@ -30,8 +30,15 @@ export async function uploadStorage(c: ConformanceContext): Promise<void> {
     ['ca.pem', pems['ca.example']],
     ['unused.pem', pems['other.example']],
   ] as const) {
-    await expectStatus(up1('ssl_certificates', name, pem!), 201);
+    await expectStatus(up1('ssl_certificates?skip_reload=true', name, pem!), 201);
   }
+  // as the real API: a storage write without skip_reload reloads (202 + Reload-ID)
+  const reloading = await expectStatus(
+    up1('ssl_certificates', 'extra.pem', pems['other.example']!),
+    202,
+  );
+  expect((await api.waitReload(reloading.headers.get('reload-id')!)).status).toBe('succeeded');
+  await expectStatus(api.delete(`${S}/storage/ssl_certificates/extra.pem?skip_reload=true`), 204);
   await expectStatus(up1('ssl_certificates', 'site.pem', pems['site.example']!), 409);
   await expectStatus(up1('ssl_certificates', 'broken.pem', 'not a certificate'), 400);
   await expectStatus(
@@ -41,8 +48,16 @@ export async function uploadStorage(c: ConformanceContext): Promise<void> {
   await expectStatus(up1('general', 'unused.txt', 'x'), 201);
   await expectStatus(up1('general', '503.http', 'x'), 409);
   await expectStatus(up1('general', 'a/b', 'x'), 400);
-  await expectStatus(up1('ssl_crt_lists', 'list.txt', 'ssl/site2.pem site2.example\n'), 201);
-  await expectStatus(up1('ssl_crt_lists', 'spare.txt', 'ssl/site.pem\n'), 201);
+  // crt-list creation has no skip_reload (only force_reload): it reloads
+  for (const [name, text] of [
+    ['list.txt', 'ssl/site2.pem site2.example\n'],
+    ['spare.txt', 'ssl/site.pem\n'],
+  ] as const) {
+    const r = await expectStatus(up1('ssl_crt_lists', name, text), 202);
+    await api.waitReload(r.headers.get('reload-id')!);
+  }
+  await expectStatus(up1('ssl_crt_lists?force_reload=true', 'forced.txt', 'ssl/site.pem\n'), 201);
+  await expectStatus(api.delete(`${S}/storage/ssl_crt_lists/forced.txt?skip_reload=true`), 204);
   await expectStatus(up1('ssl_crt_lists', 'list.txt', 'x\n'), 409);
   await expectStatus(up1('ssl_crt_lists', 'cert.txt', pems['site.example']!), 400);
 }
@@ -97,10 +112,19 @@ export async function manageStorage(c: ConformanceContext): Promise<void> {
   }
   await expectStatus(api.get(`${S}/storage/maps/hosts.map`), 200);
   await expectStatus(api.get(`${S}/storage/maps/nope.map`), 404);
-  await expectStatus(
+  const hosts = await expectStatus(
     api.text(
       'PUT',
       `${S}/storage/maps/hosts.map`,
+      'www.example.com be_app\napi.example.com be_app\n',
+    ),
+    202,
+  );
+  await api.waitReload(hosts.headers.get('reload-id')!);
+  await expectStatus(
+    api.text(
+      'PUT',
+      `${S}/storage/maps/hosts.map?skip_reload=true`,
       'www.example.com be_app\napi.example.com be_app\n',
     ),
     204,
@@ -118,7 +142,11 @@ export async function manageStorage(c: ConformanceContext): Promise<void> {
   await expectStatus(api.get(`${S}/storage/ssl_certificates/site.pem`), 200);
   await expectStatus(api.get(`${S}/storage/ssl_certificates/nope.pem`), 404);
   await expectStatus(
-    api.text('PUT', `${S}/storage/ssl_certificates/site.pem`, pems['site.example']!),
+    api.text(
+      'PUT',
+      `${S}/storage/ssl_certificates/site.pem?skip_reload=true`,
+      pems['site.example']!,
+    ),
     200,
   );
   const ca = await expectStatus(
@@ -131,7 +159,8 @@ export async function manageStorage(c: ConformanceContext): Promise<void> {
     api.text('PUT', `${S}/storage/ssl_certificates/nope.pem`, pems['ca.example']!),
     404,
   );
-  await expectStatus(api.delete(`${S}/storage/ssl_certificates/unused.pem`), 204);
+  const delCert = await expectStatus(api.delete(`${S}/storage/ssl_certificates/unused.pem`), 202);
+  await api.waitReload(delCert.headers.get('reload-id')!);
   await expectStatus(api.delete(`${S}/storage/ssl_certificates/unused.pem`), 404);
 
   await expectStatus(api.get(`${S}/storage/general/503.http`), 200);
@@ -146,7 +175,10 @@ export async function manageStorage(c: ConformanceContext): Promise<void> {
     202,
   );
   await api.waitReload(g.headers.get('reload-id')!);
-  await expectStatus(api.upload('PUT', `${S}/storage/general/unused.txt`, 'unused.txt', 'y'), 204);
+  await expectStatus(
+    api.upload('PUT', `${S}/storage/general/unused.txt?skip_reload=true`, 'unused.txt', 'y'),
+    204,
+  );
   await expectStatus(api.upload('PUT', `${S}/storage/general/nope`, 'nope', 'y'), 404);
   await expectStatus(api.text('PUT', `${S}/storage/general/unused.txt`, 'not multipart'), 400);
   await expectStatus(api.delete(`${S}/storage/general/unused.txt`), 204);
@@ -159,7 +191,10 @@ export async function manageCrtLists(c: ConformanceContext): Promise<void> {
   const L = `${S}/storage/ssl_crt_lists`;
   await expectStatus(api.get(`${L}/list.txt`), 200);
   await expectStatus(api.get(`${L}/nope.txt`), 404);
-  await expectStatus(api.text('PUT', `${L}/spare.txt`, 'ssl/site.pem\nssl/site2.pem\n'), 200);
+  await expectStatus(
+    api.text('PUT', `${L}/spare.txt?skip_reload=true`, 'ssl/site.pem\nssl/site2.pem\n'),
+    200,
+  );
   await expectStatus(api.text('PUT', `${L}/spare.txt`, pems['site.example']!), 400);
   await expectStatus(api.text('PUT', `${L}/nope.txt`, 'x\n'), 404);
   const put = await expectStatus(
@@ -177,7 +212,10 @@ export async function manageCrtLists(c: ConformanceContext): Promise<void> {
   await expectStatus(api.get(`${L}/list.txt/entries`), 200);
   await expectStatus(api.get(`${L}/nope.txt/entries`), 404);
   await expectStatus(
-    api.postJson(`${L}/spare.txt/entries`, { file: 'ssl/ca.pem', sni_filter: ['ca.example'] }),
+    api.postJson(`${L}/spare.txt/entries?force_reload=true`, {
+      file: 'ssl/ca.pem',
+      sni_filter: ['ca.example'],
+    }),
     201,
   );
   await expectStatus(
@@ -195,7 +233,7 @@ export async function manageCrtLists(c: ConformanceContext): Promise<void> {
   );
   await api.waitReload(add.headers.get('reload-id')!);
   await expectStatus(
-    api.delete(`${L}/spare.txt/entries?certificate=ssl/ca.pem&line_number=3`),
+    api.delete(`${L}/spare.txt/entries?certificate=ssl/ca.pem&line_number=3&force_reload=true`),
     204,
   );
   await expectStatus(
@@ -208,7 +246,7 @@ export async function manageCrtLists(c: ConformanceContext): Promise<void> {
     202,
   );
   await api.waitReload(del.headers.get('reload-id')!);
-  await expectStatus(api.delete(`${L}/spare.txt`), 204);
+  await expectStatus(api.delete(`${L}/spare.txt?skip_reload=true`), 204);
   await expectStatus(api.delete(`${L}/spare.txt`), 404);
 }
 

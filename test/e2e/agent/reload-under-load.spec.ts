@@ -53,7 +53,7 @@ ${ups.map((u, i) => `  server s${i} 127.0.0.1:${u.port}`).join('\n')}
     t = await startTestAgent();
     const up = await t.api.upload(
       'POST',
-      '/v3/services/haproxy/storage/ssl_certificates',
+      '/v3/services/haproxy/storage/ssl_certificates?skip_reload=true',
       'site.pem',
       selfSigned('site.example', scratch),
     );

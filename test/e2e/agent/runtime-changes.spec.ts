@@ -86,7 +86,7 @@ backend be_b
       (
         await t.api.upload(
           'POST',
-          `${S}/storage/ssl_certificates`,
+          `${S}/storage/ssl_certificates?skip_reload=true`,
           'site.pem',
           selfSigned('site.example', scratch),
         )
@@ -181,8 +181,13 @@ backend be_b
           })
         ).status,
       ).toBe(400);
-      // certificate: swap the served certificate through storage (set + commit ssl cert)
-      const cert = await t.api.text('PUT', `${S}/storage/ssl_certificates/site.pem`, site2Pem);
+      // certificate: swap the served certificate through the runtime endpoint (set + commit ssl cert)
+      const cert = await t.api.upload(
+        'PUT',
+        `${S}/runtime/ssl_certs/site.pem`,
+        'site.pem',
+        site2Pem,
+      );
       expect(cert.status, cert.body).toBe(200);
       expect(await servedCn()).toBe('site2.example');
 

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { isHapticError } from '#core';
 import { CliArgumentError, RuntimeCommandError, RuntimeSocketError } from '#haproxy-config';
 import { ApiError } from '../agent.errors.js';
@@ -12,6 +13,7 @@ import { reloadsRoutes } from './routes/reloads.routes.js';
 import { runtimeMapsRoutes } from './routes/runtime-maps.routes.js';
 import { runtimeServersRoutes } from './routes/runtime-servers.routes.js';
 import { runtimeSslRoutes } from './routes/runtime-ssl.routes.js';
+import { runtimeCrtListRoutes } from './routes/runtime-crt-lists.routes.js';
 import { storageRoutes } from './routes/storage.routes.js';
 import { transactionsRoutes } from './routes/transactions.routes.js';
 import { configServersRoutes } from './routes/config-servers.routes.js';
@@ -29,7 +31,11 @@ export function buildRouter(ctx: AgentContext, log: RequestLog): Router {
   storageRoutes(router, ctx);
   runtimeServersRoutes(router, ctx);
   runtimeMapsRoutes(router, ctx);
-  runtimeSslRoutes(router, ctx);
+  if (ctx.apiVersion !== '3.0') {
+    // 3.2+ paths
+    runtimeSslRoutes(router, ctx);
+    runtimeCrtListRoutes(router, ctx);
+  }
   // haptic's own request log, outside /v3 so it cannot shadow an API path.
   router.add('GET', '/haptic/requests', () => Promise.resolve(json(200, log.list())));
   return router;
@@ -66,11 +72,18 @@ export function createApiServer(
   ctx: AgentContext,
   credentials: Credentials,
   log: RequestLog,
+  tls?: { cert: Buffer; key: Buffer },
 ): { server: Server; router: Router } {
   const router = buildRouter(ctx, log);
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     void handle(ctx, router, credentials, log, req, res);
-  });
+  };
+  // HTTPS as the real API serves it with its TLS flags (certificate + key, PEM).
+  const server: Server = tls ? createHttpsServer(tls, onRequest) : createServer(onRequest);
+  // Idle keep-alive connections outlive any client's idle timeout, so a client never reuses a
+  // socket the agent is closing at that instant (ECONNRESET under load).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   return { server, router };
 }
 

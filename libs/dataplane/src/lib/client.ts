@@ -132,8 +132,29 @@ export class DataplaneClient {
           searchParams: { skip_reload: 'true' },
         });
       } else {
-        await this.http.post(path, { body: upload(name, content) });
+        // certificate creation reloads unless skip_reload (maps and general files take no such flag)
+        await this.http.post(path, {
+          body: upload(name, content),
+          ...(kind === 'ssl_certificates' ? { searchParams: { skip_reload: 'true' } } : {}),
+        });
       }
+    });
+  }
+
+  /** Replaces a stored file without skip_reload: the API reloads; answers the Reload-ID. */
+  async writeStorageReloading(
+    kind: StorageKind,
+    name: string,
+    content: string,
+  ): Promise<string | undefined> {
+    const path = `v3/services/haproxy/storage/${kind}/${encodeURIComponent(name)}`;
+    return this.call(async () => {
+      const res =
+        kind === 'general'
+          ? await this.http.put(path, { body: upload(name, content) })
+          : await this.http.put(path, { body: content, headers: { 'content-type': 'text/plain' } });
+      const id = res.headers['reload-id'];
+      return typeof id === 'string' ? id : undefined;
     });
   }
 
@@ -144,6 +165,59 @@ export class DataplaneClient {
         searchParams: { skip_reload: 'true' },
       }),
     );
+  }
+
+  /**
+   * One API call by path (below `/v3/services/haproxy/`), for the runtime and storage operations
+   * of the engine; answers status, text body and headers; HTTP errors become haptic errors.
+   */
+  async send(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    opts: {
+      json?: unknown;
+      text?: string;
+      upload?: { name: string; content: string };
+      query?: Record<string, string>;
+    } = {},
+  ): Promise<{
+    status: number;
+    body: string;
+    headers: Record<string, string | string[] | undefined>;
+  }> {
+    return this.call(async () => {
+      const res = await this.http(`v3/services/haproxy/${path}`, {
+        method,
+        ...(opts.query ? { searchParams: opts.query } : {}),
+        ...(opts.json !== undefined ? { json: opts.json } : {}),
+        ...(opts.text !== undefined
+          ? { body: opts.text, headers: { 'content-type': 'text/plain' } }
+          : {}),
+        ...(opts.upload ? { body: upload(opts.upload.name, opts.upload.content) } : {}),
+      });
+      return { status: res.statusCode, body: res.body, headers: res.headers };
+    });
+  }
+
+  /** The API's version (`/v3/info` api.version, e.g. `v3.0.5 ...`): [major, minor]. */
+  async apiVersion(): Promise<readonly [number, number]> {
+    return this.call(async () => {
+      const info = await this.http.get('v3/info').json<{ api?: { version?: string } }>();
+      const m = /(\d+)\.(\d+)/.exec(info.api?.version ?? '');
+      return [Number(m?.[1] ?? 3), Number(m?.[2] ?? 0)] as const;
+    });
+  }
+
+  /** HAProxy's version from `runtime/info` (`info.version`, e.g. `2.6.12-1`): [major, minor]. */
+  async haproxyVersion(): Promise<readonly [number, number]> {
+    return this.call(async () => {
+      const r = await this.http
+        .get('v3/services/haproxy/runtime/info')
+        .json<{ info?: { version?: string } } | { info?: { version?: string } }[]>();
+      const v = (Array.isArray(r) ? r[0] : r)?.info?.version ?? '';
+      const m = /(\d+)\.(\d+)/.exec(v);
+      return [Number(m?.[1] ?? 0), Number(m?.[2] ?? 0)] as const;
+    });
   }
 
   /** The status of one reload. */

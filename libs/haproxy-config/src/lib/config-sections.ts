@@ -1,23 +1,4 @@
-/** Keywords that open a section in haproxy.cfg. */
-const SECTION_KEYWORDS = new Set([
-  'global',
-  'defaults',
-  'frontend',
-  'backend',
-  'listen',
-  'userlist',
-  'peers',
-  'resolvers',
-  'mailers',
-  'program',
-  'http-errors',
-  'ring',
-  'cache',
-  'fcgi-app',
-  'log-forward',
-  'crt-store',
-  'traces',
-]);
+import { SECTION_KEYWORDS } from './config-lines.js';
 
 /** One section of a configuration: its keyword, name and line span [start, end). */
 export interface ConfigSection {

@@ -1,4 +1,4 @@
-import type { ConfigLine } from './config-lines.js';
+import type { ConfigLine } from '#haproxy-config';
 
 /**
  * A directive refused by default because HAProxy would run code, fork, load a shared object, or

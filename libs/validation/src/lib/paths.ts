@@ -1,4 +1,4 @@
-import type { ConfigLine } from './config-lines.js';
+import type { ConfigLine } from '#haproxy-config';
 import type { RenderedOutputs } from './outputs.js';
 
 /** Where outputs live on the HAProxy side (config.dataplane). */

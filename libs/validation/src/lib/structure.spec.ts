@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configLines, splitWords } from './config-lines.js';
+import { configLines, splitWords } from '#haproxy-config';
 import { emptyOutputs, type RenderedOutputs } from './outputs.js';
 import { DEFAULT_STORAGE_DIRS } from './paths.js';
 import { formatProblem } from './problems.js';

@@ -1,4 +1,4 @@
-import { configLines, type ConfigLine } from './config-lines.js';
+import { configLines, type ConfigLine } from '#haproxy-config';
 import { findRefusedDirectives } from './directives.js';
 import { listOutputs, type RenderedOutputs } from './outputs.js';
 import {

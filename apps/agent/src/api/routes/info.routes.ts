@@ -102,7 +102,7 @@ export function infoRoutes(router: Router, ctx: AgentContext): void {
     return Promise.resolve(
       json(200, {
         api: {
-          version: `v3.0.0 haptic-agent ${ctx.agentVersion}`,
+          version: `v${ctx.apiVersion}.0 haptic-agent ${ctx.agentVersion}`,
           build_date: ctx.startedAt.toISOString(),
         },
         system: {

@@ -16,14 +16,3 @@ export async function reloadAfterWrite(
   }
   return onDone.queued(ctx.reloader.request().id);
 }
-
-/** True when the configuration mentions a storage file (so changing it needs a reload). */
-export function referenced(ctx: AgentContext, name: string): boolean {
-  return ctx.config.content.includes(name);
-}
-
-/** True when a bind loads the whole SSL directory (`crt ssl/` or its absolute path): a new file there needs a reload. */
-export function sslDirLoaded(ctx: AgentContext): boolean {
-  const dir = ctx.paths.sslDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`\\bcrt\\s+(ssl|${dir})/?(\\s|$)`, 'm').test(ctx.config.content);
-}

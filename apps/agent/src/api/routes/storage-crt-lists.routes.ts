@@ -10,7 +10,7 @@ import {
   requiredParam,
   type Router,
 } from '../http.js';
-import { referenced, reloadAfterWrite } from './reload-after-write.js';
+import { reloadAfterWrite } from './reload-after-write.js';
 
 /** Storage crt-lists (Dataplane API 3.2+): files in the SSL directory that are not certificates. */
 export function crtListRoutes(router: Router, ctx: AgentContext): void {
@@ -21,8 +21,6 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
     if (isCertificate(content)) throw new ApiError(404, `crt-list ${name} not found`);
     return content.toString();
   };
-  const reloadOr = (name: string, ok: ReturnType<typeof json>) =>
-    referenced(ctx, name) ? undefined : ok;
 
   router.add('GET', base, () =>
     Promise.resolve(
@@ -43,14 +41,11 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
     store.write(name, content);
     const d = store.describe(name);
     // Re-created while the running configuration still names it: HAProxy reads it on reload.
-    return (
-      reloadOr(name, json(201, d)) ??
-      reloadAfterWrite(ctx, req, {
-        skipped: json(201, d),
-        forced: json(201, d),
-        queued: (id) => json(202, d, { 'Reload-ID': id }),
-      })
-    );
+    return reloadAfterWrite(ctx, req, {
+      skipped: json(201, d),
+      forced: json(201, d),
+      queued: (id) => json(202, d, { 'Reload-ID': id }),
+    });
   });
   router.add('GET', `${base}/{name}`, (req) =>
     Promise.resolve({
@@ -66,27 +61,21 @@ export function crtListRoutes(router: Router, ctx: AgentContext): void {
       throw new ApiError(400, `${name}: content is a certificate, not a crt-list`);
     store.write(name, req.body);
     const d = store.describe(name);
-    return (
-      reloadOr(name, json(200, d)) ??
-      reloadAfterWrite(ctx, req, {
-        skipped: json(200, d),
-        forced: json(200, d),
-        queued: (id) => json(202, d, { 'Reload-ID': id }),
-      })
-    );
+    return reloadAfterWrite(ctx, req, {
+      skipped: json(200, d),
+      forced: json(200, d),
+      queued: (id) => json(202, d, { 'Reload-ID': id }),
+    });
   });
   router.add('DELETE', `${base}/{name}`, async (req) => {
     const name = req.params.name ?? '';
     readList(name);
     store.remove(name);
-    return (
-      reloadOr(name, empty(204)) ??
-      reloadAfterWrite(ctx, req, {
-        skipped: empty(204),
-        forced: empty(204),
-        queued: (id) => empty(202, { 'Reload-ID': id }),
-      })
-    );
+    return reloadAfterWrite(ctx, req, {
+      skipped: empty(204),
+      forced: empty(204),
+      queued: (id) => empty(202, { 'Reload-ID': id }),
+    });
   });
   crtListEntriesRoutes(router, ctx, base, store, readList);
 }
@@ -99,8 +88,6 @@ function crtListEntriesRoutes(
   store: StorageDir,
   readList: (name: string) => string,
 ): void {
-  const reloadOr = (name: string, ok: ReturnType<typeof json>) =>
-    referenced(ctx, name) ? undefined : ok;
   router.add('GET', `${base}/{name}/entries`, (req) =>
     Promise.resolve(json(200, parseCrtList(readList(req.params.name ?? '')))),
   );
@@ -135,14 +122,11 @@ function crtListEntriesRoutes(
     const lines = text.replace(/\n*$/, '');
     store.write(name, `${lines === '' ? '' : `${lines}\n`}${crtListLine(entry)}\n`);
     const created = parseCrtList(readList(name)).pop();
-    return (
-      reloadOr(name, json(201, created)) ??
-      reloadAfterWrite(ctx, req, {
-        skipped: json(201, created),
-        forced: json(201, created),
-        queued: (id) => empty(202, { 'Reload-ID': id }),
-      })
-    );
+    return reloadAfterWrite(ctx, req, {
+      skipped: json(201, created),
+      forced: json(201, created),
+      queued: (id) => empty(202, { 'Reload-ID': id }),
+    });
   });
   router.add('DELETE', `${base}/{name}/entries`, async (req) => {
     const name = req.params.name ?? '';
@@ -155,13 +139,10 @@ function crtListEntriesRoutes(
     const lines = text.split('\n');
     lines.splice(line - 1, 1);
     store.write(name, lines.join('\n'));
-    return (
-      reloadOr(name, empty(204)) ??
-      reloadAfterWrite(ctx, req, {
-        skipped: empty(204),
-        forced: empty(204),
-        queued: (id) => empty(202, { 'Reload-ID': id }),
-      })
-    );
+    return reloadAfterWrite(ctx, req, {
+      skipped: empty(204),
+      forced: empty(204),
+      queued: (id) => empty(202, { 'Reload-ID': id }),
+    });
   });
 }

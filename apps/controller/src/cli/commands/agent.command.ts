@@ -14,6 +14,8 @@ interface AgentFlags {
   passwordFile?: string;
   reloadDelay: string;
   keepHaproxy?: boolean;
+  tlsCertificate?: string;
+  tlsKey?: string;
 }
 
 /** Reads the credential flags: exactly one of --userlist or --username + --password-file. */
@@ -47,10 +49,16 @@ export const agentCommand: CliCommand = {
       .option('--username <user>', 'API user name (with --password-file)')
       .option('--password-file <file>', 'file holding the password; re-read when it changes')
       .option('--reload-delay <ms>', 'coalesce reloads requested within this window', '100')
+      .option('--tls-certificate <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
+      .option('--tls-key <file>', 'private key for --tls-certificate (PEM)')
       .option('--keep-haproxy', 'leave HAProxy running on exit (a later agent adopts it)')
       .action(async (f: AgentFlags) => {
         const creds = credentialSource(f);
         const port = Number(f.port);
+        if (!f.tlsCertificate !== !f.tlsKey) {
+          io.err('haptic agent: --tls-certificate and --tls-key go together');
+          return ctx.setExit(ExitCode.invalidInput);
+        }
         if (typeof creds === 'string' || !Number.isInteger(port) || port < 0 || port > 65535) {
           io.err(`haptic agent: ${typeof creds === 'string' ? creds : `invalid --port ${f.port}`}`);
           return ctx.setExit(ExitCode.invalidInput);
@@ -65,6 +73,9 @@ export const agentCommand: CliCommand = {
             agentVersion: VERSION,
             log: (line) => io.err(`haptic agent: ${line}`),
             ...(f.haproxyBin ? { haproxyBin: f.haproxyBin } : {}),
+            ...(f.tlsCertificate && f.tlsKey
+              ? { tls: { certFile: f.tlsCertificate, keyFile: f.tlsKey } }
+              : {}),
           });
           io.out(
             `haptic agent listening on ${agent.url} (HAProxy ${agent.haproxyVersion.full}, config dir ${agent.configDir})`,

@@ -7,6 +7,7 @@ import { kubeSimCommand } from './kube-sim.command.js';
 import { nodeSimCommand } from './node-sim.command.js';
 import { renderCommand } from './render.command.js';
 import { runCommand } from './run.command.js';
+import { syncCommand } from './sync.command.js';
 import { validateCommand } from './validate.command.js';
 import { versionCommand } from './version.command.js';
 
@@ -20,6 +21,7 @@ export const commands: readonly CliCommand[] = [
   nodeSimCommand,
   renderCommand,
   runCommand,
+  syncCommand,
   validateCommand,
   haproxyCommand,
 ];

@@ -8,7 +8,10 @@ export interface ConfigLine {
   readonly words: readonly string[];
 }
 
-/** Keywords that open a section in haproxy.cfg (2.6 and 3.x). */
+/**
+ * Keywords that open a section in haproxy.cfg (2.6 and 3.x). The one table in haptic: the
+ * section reader, the configuration model and validation all use it.
+ */
 export const SECTION_KEYWORDS: ReadonlySet<string> = new Set([
   'global',
   'defaults',

@@ -1,0 +1,237 @@
+import type { RenderedOutputs } from '#events';
+import { parseCrtList } from '#haproxy-config';
+import {
+  DataplaneConfigRejectedError,
+  DataplaneRequestError,
+  DataplaneVersionConflictError,
+} from '../dataplane.errors.js';
+import type { DataplaneClient, StorageKind } from './client.js';
+import {
+  planOperations,
+  planSync,
+  type PodCapabilities,
+  type PodFiles,
+  type SyncOperation,
+  type SyncPlan,
+} from './sync-plan.js';
+
+export interface SyncOptions {
+  readonly maxConflictRetries?: number;
+  readonly reloadTimeoutMs?: number;
+  readonly pollMs?: number;
+}
+
+/** The result of one deployment to one pod (`haptic sync -o json` prints it). */
+export interface SyncResult {
+  readonly reloaded: boolean;
+  readonly reloadId: string | null;
+  readonly operations: readonly SyncOperation[];
+  /** Why it reloaded (empty when it did not). */
+  readonly reloadReasons: readonly string[];
+  readonly version: number;
+}
+
+const KINDS: readonly StorageKind[] = ['maps', 'ssl_certificates', 'general'];
+
+/** Reads what a pod runs: its configuration and every stored file with content. */
+export async function readPod(client: DataplaneClient): Promise<PodFiles & { version: number }> {
+  const raw = await client.getRaw();
+  const files: Record<StorageKind, Record<string, string>> = {
+    maps: {},
+    ssl_certificates: {},
+    general: {},
+  };
+  for (const f of await client.listStorage('ssl_certificates')) {
+    const fp = (f as { sha256_finger_print?: string }).sha256_finger_print;
+    files.ssl_certificates[f.storage_name] = fp ?? '';
+  }
+  for (const kind of KINDS.filter((k) => k !== 'ssl_certificates')) {
+    for (const f of await client.listStorage(kind)) {
+      const content = await client.readStorage(kind, f.storage_name);
+      if (content !== undefined) files[kind][f.storage_name] = content;
+    }
+  }
+  return {
+    config: raw.text,
+    version: raw.version,
+    maps: files.maps,
+    certs: files.ssl_certificates,
+    general: files.general,
+  };
+}
+
+/** What the pod's API and HAProxy allow at runtime (`/v3/info`, `runtime/info`). */
+export async function podCapabilities(client: DataplaneClient): Promise<PodCapabilities> {
+  const [apiMajor, apiMinor] = await client.apiVersion();
+  const [hapMajor] = await client.haproxyVersion();
+  return {
+    runtimeCerts: apiMajor > 3 || (apiMajor === 3 && apiMinor >= 2),
+    // 2.6 takes one 16 KB buffer per CLI message (command line + payload); 3.x allows more
+    maxCertPayload: hapMajor >= 3 ? 1 << 20 : 15_000,
+  };
+}
+
+/**
+ * Runtime-first deployment to one pod: runtime changes through the runtime endpoints (each also
+ * written to storage with skip_reload and the configuration pushed with skip_reload so a later
+ * reload keeps them); anything structural in one versioned push whose reload is followed to its
+ * end. A 409 version mismatch re-reads and retries; any other error is thrown.
+ */
+export async function syncPod(
+  client: DataplaneClient,
+  want: RenderedOutputs,
+  opts: SyncOptions = {},
+): Promise<SyncResult> {
+  const caps = await podCapabilities(client);
+  let conflicts = 0;
+  for (;;) {
+    const pod = await readPod(client);
+    const plan = planSync(pod, want, caps);
+    try {
+      return await execute(client, plan, want, pod.version, opts);
+    } catch (e) {
+      if (
+        !(e instanceof DataplaneVersionConflictError) ||
+        conflicts >= (opts.maxConflictRetries ?? 3)
+      )
+        throw e;
+      conflicts++;
+    }
+  }
+}
+
+async function execute(
+  client: DataplaneClient,
+  plan: SyncPlan,
+  want: RenderedOutputs,
+  version: number,
+  opts: SyncOptions,
+): Promise<SyncResult> {
+  const operations = planOperations(plan);
+  const reloadReasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
+  if (operations.length === 0 && !plan.configChanged)
+    return { reloaded: false, reloadId: null, operations: [], reloadReasons, version };
+  // storage first, never reloading: what HAProxy reads on any later reload
+  for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+  if (plan.reload.length === 0) {
+    await applyRuntime(client, plan);
+    let v = version;
+    if (plan.configChanged)
+      v = (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version;
+    await deleteStale(client, plan);
+    return { reloaded: false, reloadId: null, operations, reloadReasons, version: v };
+  }
+  let reloadId: string | undefined;
+  let v = version;
+  if (plan.configChanged) {
+    const pushed = await client.pushRaw(want.haproxyConfig, { version });
+    v = pushed.version;
+    reloadId = pushed.reloadId;
+  } else {
+    // the configuration is the same: the reload comes from the storage write itself (as the
+    // Dataplane API does for a file written without skip_reload)
+    const w =
+      plan.writes.find((x) => plan.reload.some((r) => r.section.endsWith(` ${x.name}`))) ??
+      plan.writes[0];
+    if (!w)
+      throw new DataplaneConfigRejectedError(`nothing to reload for: ${reloadReasons.join('; ')}`);
+    reloadId = await client.writeStorageReloading(w.kind, w.name, w.content);
+  }
+  if (reloadId) await waitForReload(client, reloadId, opts);
+  await deleteStale(client, plan);
+  return { reloaded: true, reloadId: reloadId ?? null, operations, reloadReasons, version: v };
+}
+
+/** Runtime steps in a safe order: new certificates, crt-list lines, servers, maps, removals. */
+async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Promise<void> {
+  for (const c of plan.certs) {
+    if (c.isNew)
+      await client.send('POST', 'runtime/ssl_certs', { upload: { name: c.name, content: c.pem } });
+    else
+      await client.send('PUT', `runtime/ssl_certs/${encodeURIComponent(c.name)}`, {
+        upload: { name: c.name, content: c.pem },
+      });
+  }
+  for (const d of plan.crtListDels) {
+    await client.send('DELETE', 'runtime/ssl_crt_lists/entries', {
+      // by certificate only: the running list's line numbers drift from the stored file's
+      query: { name: d.list, cert_file: d.file },
+    });
+  }
+  for (const a of plan.crtListAdds) {
+    const [e] = parseCrtList(a.line);
+    if (!e) continue;
+    await client.send('POST', 'runtime/ssl_crt_lists/entries', {
+      query: { name: a.list },
+      json: {
+        file: e.file,
+        ...(e.ssl_bind_config ? { ssl_bind_config: e.ssl_bind_config } : {}),
+        ...(e.sni_filter ? { sni_filter: e.sni_filter } : {}),
+      },
+    });
+  }
+  for (const s of plan.servers) {
+    const base = `runtime/backends/${encodeURIComponent(s.backend)}/servers`;
+    if (s.kind === 'server.set') {
+      await client.send('PUT', `${base}/${encodeURIComponent(s.server)}`, {
+        json: {
+          ...(s.address !== undefined ? { address: s.address } : {}),
+          ...(s.port !== undefined ? { port: s.port } : {}),
+          ...(s.weight !== undefined ? { weight: s.weight } : {}),
+          ...(s.maint !== undefined ? { admin_state: s.maint ? 'maint' : 'ready' } : {}),
+        },
+      });
+    } else if (s.kind === 'server.add') {
+      await client.send('POST', base, {
+        json: {
+          name: s.spec.name,
+          address: s.spec.address,
+          ...(s.spec.port !== undefined ? { port: s.spec.port } : {}),
+          ...(s.spec.weight !== undefined ? { weight: s.spec.weight } : {}),
+          ...(s.spec.params.includes('check') ? { check: 'enabled' } : {}),
+          maintenance: s.spec.maint ? 'enabled' : 'disabled',
+        },
+      });
+    } else {
+      await client.send('DELETE', `${base}/${encodeURIComponent(s.server)}`);
+    }
+  }
+  for (const m of plan.maps) {
+    // one atomic replace (prepare/commit map): order-sensitive matches such as map_beg stay right
+    await client.send('PUT', `runtime/maps/${encodeURIComponent(m.name)}`, { json: m.entries });
+  }
+  for (const n of plan.certDeletes) {
+    await client
+      .send('DELETE', `runtime/ssl_certs/${encodeURIComponent(n)}`)
+      .catch((e: unknown) => {
+        // a certificate HAProxy never loaded (only stored) has nothing to remove at runtime
+        if (!(e instanceof DataplaneRequestError && e.status === 404)) throw e;
+      });
+  }
+}
+
+async function waitForReload(
+  client: DataplaneClient,
+  id: string,
+  opts: SyncOptions,
+): Promise<void> {
+  const deadline = Date.now() + (opts.reloadTimeoutMs ?? 60_000);
+  for (;;) {
+    const r = await client.reload(id);
+    if (r.status === 'succeeded') return;
+    if (r.status === 'failed')
+      throw new DataplaneConfigRejectedError(`reload ${id} failed: ${r.response ?? 'no detail'}`);
+    if (Date.now() > deadline)
+      throw new DataplaneConfigRejectedError(`reload ${id} still in progress after the timeout`);
+    await new Promise((r2) => setTimeout(r2, opts.pollMs ?? 100));
+  }
+}
+
+/** Removes stored files the desired state no longer has (already gone is fine: a runtime delete may remove its file). */
+async function deleteStale(client: DataplaneClient, plan: SyncPlan): Promise<void> {
+  for (const d of plan.deletes) {
+    await client.deleteStorage(d.kind, d.name).catch((e: unknown) => {
+      if (!(e instanceof DataplaneRequestError && e.status === 404)) throw e;
+    });
+  }
+}
