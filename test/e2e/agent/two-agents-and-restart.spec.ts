@@ -100,7 +100,7 @@ frontend fe
       const r = await first.api.pushConfig(config('kept', port));
       expect(r.status, r.body).toBe(202);
       const reloadId = r.headers.get('reload-id');
-      expect(reloadId).toMatch(/^\S+$/);
+      expect(reloadId).toMatch(/^\d{4}-\d{2}-\d{2}-\d+$/); // the spec's id pattern
       expect((await first.api.waitReload(reloadId!)).status).toBe('succeeded');
       expect(await get('127.0.0.1', port)).toBe('kept');
       const version = await first.api.version();
