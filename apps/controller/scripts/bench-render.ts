@@ -1,8 +1,10 @@
 // Render benchmark: a realistic Ingress template against a hand-written TypeScript function that
 // produces the same bytes, for 1,000 and 10,000 Ingresses, in one run.
-// Run: npm run build && node dist/libs/render/scripts/bench-render.js [sizes...]
+// Run: npm run build && node dist/apps/controller/scripts/bench-render.js [sizes...]
+// (Here, not in libs/render: it renders over #index's snapshot, the one production uses.)
 import { performance } from 'node:perf_hooks';
-import { InMemorySnapshot, compileTemplates, render, type RenderSpec } from '../src/index.js';
+import { snapshotOf, type IndexSnapshot } from '#index';
+import { compileTemplates, render, type RenderSpec } from '#render';
 
 const HAPROXY = `global
   master-worker
@@ -126,8 +128,8 @@ function safe(v: string): string {
 }
 
 /** The same configuration, written by hand in TypeScript (index look-ups included). */
-function handWritten(snap: InMemorySnapshot): { cfg: string; routes: string } {
-  const ingresses = snap.list('ingresses') as Ingress[];
+function handWritten(snap: IndexSnapshot): { cfg: string; routes: string } {
+  const ingresses = snap.list('ingresses') as unknown as readonly Ingress[];
   const out: string[] = [
     HAPROXY.slice(0, HAPROXY.indexOf('{%-'))
       .trimEnd()
@@ -145,7 +147,10 @@ function handWritten(snap: InMemorySnapshot): { cfg: string; routes: string } {
         out.push(
           `\nbackend ${be}\n  balance ${safe(ing.metadata.annotations['haproxy.org/load-balance'] ?? 'roundrobin')}\n  timeout server ${timeout}`,
         );
-        for (const slice of snap.lookup('endpointslices', [ns, svc.name]) as Slice[]) {
+        for (const slice of snap.lookup('endpointslices', [
+          ns,
+          svc.name,
+        ]) as unknown as readonly Slice[]) {
           slice.endpoints.forEach((ep, k) => {
             if (ep.conditions.ready) {
               out.push(
@@ -213,7 +218,7 @@ function main(): void {
     'ingresses  template-wall-ms  template-cpu-ms  hand-wall-ms  hand-cpu-ms  ratio-wall  ratio-cpu  cfg-bytes  heap-MB',
   );
   for (const n of sizes.length > 0 ? sizes : [1000, 10000]) {
-    const snap = new InMemorySnapshot(INDEX, world(n));
+    const snap = snapshotOf(INDEX, world(n));
     const r = render(compiled.value, snap);
     const h = handWritten(snap);
     if (!r.ok) throw new Error(JSON.stringify(r.problems));

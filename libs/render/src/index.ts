@@ -7,13 +7,7 @@ export type {
   OutputKind,
 } from './lib/compile.js';
 export { render, contentHash, DEFAULT_MAX_QUARANTINE } from './lib/render.js';
-export {
-  InMemorySnapshot,
-  ExcludingSnapshot,
-  objectRef,
-  refKey,
-  compareObjects,
-} from './lib/snapshot.js';
+export { ExcludingSnapshot, objectRef, refKey, compareObjects } from './lib/snapshot.js';
 export { formatProblem } from './lib/problems.js';
 export { HAPTIC_FILTERS } from './lib/engine.js';
 export { FORBIDDEN_CHARS } from './lib/escaper.js';
