@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import hapticTests from './scripts/eslint/test-focus.js';
 
 export default tseslint.config(
   {
@@ -47,6 +48,12 @@ export default tseslint.config(
         require: 'readonly',
       },
     },
+  },
+  {
+    // Tests run in full: no `.only`; `.skip` only with a tracked reason (scripts/eslint/test-focus.js).
+    files: ['**/*.ts'],
+    plugins: { 'haptic-tests': hapticTests },
+    rules: { 'haptic-tests/no-focused-or-untracked-skip': 'error' },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

@@ -1,8 +1,13 @@
+import { delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+
+// The tools scripts/setup.sh fetched when the machine lacks them (openssl, promtool, kubectl,
+// helm, patchelf) come first for every test and the processes they start.
+process.env['PATH'] = `${root}.tools/bin${delimiter}${process.env['PATH'] ?? ''}`;
 
 /** `#name` resolves to libs/name/src/index.ts in tests (package.json "imports" points at dist for runtime). */
 const libAlias = { find: /^#([a-z][a-z0-9-]*)$/, replacement: `${root}libs/$1/src/index.ts` };
@@ -45,7 +50,10 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.spec.ts'],
-          globalSetup: [`${root}test/e2e/haproxy-setup.global.ts`],
+          globalSetup: [
+            `${root}test/e2e/haproxy-setup.global.ts`,
+            `${root}test/e2e/fresh-build.global.ts`,
+          ],
           environment: 'node',
           pool: 'forks',
           fileParallelism: false,

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: every check the project has, in order, with one summary at the end.
-// Static checks count as one test each; Vitest projects count their tests (read from a JSON report).
-// The last line is `N passed, N failed` summed over every runner; the exit code is non-zero on any failure.
+// `npm test`: the project's set-up (scripts/setup.sh: the tools the tests use, fetched into .tools/
+// when the machine lacks them), then every check the project has, in order, with one summary at
+// the end. The set-up and each static check count as one test; Vitest projects count their tests
+// (read from a JSON report), skipped ones apart. The last line is `N passed, N failed, N skipped`
+// summed over every runner; the exit code is non-zero on any failure.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,7 @@ mkdirSync(cache, { recursive: true });
 
 /** Static checks: each passes or fails as a whole. */
 const checks = [
+  ['set-up', 'bash', ['scripts/setup.sh']],
   ['build', 'npm', ['run', '--silent', 'build']],
   ['type-check', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
   ['lint', 'npx', ['eslint', '.']],
@@ -27,7 +30,11 @@ const suites = [
 ];
 
 const only = process.argv.slice(2);
-const selected = (name) => only.length === 0 || only.includes(name);
+// The set-up runs whenever tests run (`npm test -- unit e2e` too); static checks alone skip it.
+const needsSetUp =
+  only.length === 0 || only.includes('set-up') || suites.some((s) => only.includes(s.name));
+const selected = (name) =>
+  name === 'set-up' ? needsSetUp : only.length === 0 || only.includes(name);
 
 function run(cmd, args, env = {}) {
   return new Promise((resolve) => {
@@ -49,6 +56,7 @@ for (const [name, cmd, args] of checks.filter(([n]) => selected(n))) {
     name,
     passed: code === 0 ? 1 : 0,
     failed: code === 0 ? 0 : 1,
+    skipped: 0,
     ms: Date.now() - started,
   });
 }
@@ -70,28 +78,40 @@ for (const suite of suites.filter((s) => selected(s.name))) {
     `--outputFile.json=${report}`,
   ]);
   let passed = 0;
+  let skipped = 0;
   let failed = code === 0 ? 0 : 1;
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
     passed = r.numPassedTests;
+    skipped = r.numPendingTests + r.numTodoTests;
     failed =
       r.numFailedTests +
       (r.numFailedTestSuites > 0 && r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
     if (code !== 0 && failed === 0) failed = 1; // the runner failed outside any test
   }
-  results.push({ name: `tests: ${suite.name}`, passed, failed, ms: Date.now() - started });
+  results.push({
+    name: `tests: ${suite.name}`,
+    passed,
+    failed,
+    skipped,
+    ms: Date.now() - started,
+  });
 }
 
 const total = results.reduce(
-  (t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed }),
-  { passed: 0, failed: 0 },
+  (t, r) => ({
+    passed: t.passed + r.passed,
+    failed: t.failed + r.failed,
+    skipped: t.skipped + r.skipped,
+  }),
+  { passed: 0, failed: 0, skipped: 0 },
 );
 process.stdout.write('\n── summary ──\n');
 for (const r of results) {
   process.stdout.write(
-    `${r.failed ? 'FAIL' : 'ok  '} ${r.name.padEnd(24)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed  ${(r.ms / 1000).toFixed(1)} s\n`,
+    `${r.failed ? 'FAIL' : 'ok  '} ${r.name.padEnd(24)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${(r.ms / 1000).toFixed(1)} s\n`,
   );
 }
 writeFileSync(`${cache}/summary.json`, JSON.stringify({ ...total, results }, null, 2));
-process.stdout.write(`${total.passed} passed, ${total.failed} failed\n`);
+process.stdout.write(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`);
 process.exitCode = total.failed > 0 ? 1 : 0;

@@ -4,6 +4,8 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 // `[haproxy X.Y]`) per HAProxy major and prints one summary line each after the run. Prints
 // nothing when no such suite ran, so it can stay in the shared Vitest configuration.
 const TAG = /^\[haproxy (\d+\.\d+)\]/;
+/** Matches LEFT_OUT_MARKER of libs/testing's describeForMajors. */
+const LEFT_OUT = '(left out by HAPTIC_HAPROXY_MAJORS)';
 
 interface Tally {
   passed: number;
@@ -12,6 +14,7 @@ interface Tally {
   durationMs: number;
   files: Set<string>;
   failures: string[];
+  leftOut: Set<string>;
 }
 
 function topSuiteName(test: TestCase): string {
@@ -29,14 +32,27 @@ export function tallyByMajor(modules: ReadonlyArray<TestModule>): Map<string, Ta
       if (!t)
         tallies.set(
           major,
-          (t = { passed: 0, failed: 0, skipped: 0, durationMs: 0, files: new Set(), failures: [] }),
+          (t = {
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            durationMs: 0,
+            files: new Set(),
+            failures: [],
+            leftOut: new Set(),
+          }),
         );
       const state = test.result().state;
       if (state === 'passed') t.passed++;
       else if (state === 'failed') {
         t.failed++;
         t.failures.push(`${module.moduleId.split('/').slice(-3).join('/')}: ${test.fullName}`);
-      } else t.skipped++;
+      } else {
+        t.skipped++;
+        const suite = topSuiteName(test);
+        if (suite.endsWith(LEFT_OUT))
+          t.leftOut.add(`${module.moduleId.split('/').slice(-3).join('/')}: ${suite}`);
+      }
       t.durationMs += test.diagnostic()?.duration ?? 0;
       t.files.add(module.moduleId);
     }
@@ -58,6 +74,7 @@ export default class HaproxyMajorsReporter implements Reporter {
         `  haproxy ${major}: ${t.passed} passed, ${t.failed} failed${skipped} (${files}, ${(t.durationMs / 1000).toFixed(1)} s)`,
       );
       for (const failure of t.failures) lines.push(`    failed: ${failure}`);
+      for (const suite of t.leftOut) lines.push(`    skipped, ${suite}`);
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
   }

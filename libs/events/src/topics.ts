@@ -11,15 +11,21 @@ export interface ObjectRef {
 export interface HaproxyPod {
   readonly namespace: string;
   readonly name: string;
+  /** Pod IP (status.podIP). */
   readonly address: string;
+  /** Port of the Dataplane API on that address. */
   readonly dataplanePort: number;
   readonly uid?: string;
+  /** Name of the container that serves the Dataplane API (set by pod discovery). */
+  readonly container?: string;
 }
 
 /** Dataplane API credentials from the credentials Secret (never logged, redacted in /debug). */
 export interface DataplaneCredentials {
   readonly username: string;
   readonly password: string;
+  /** resourceVersion of the Secret they came from (a rotation changes it). */
+  readonly version?: string;
 }
 
 /**

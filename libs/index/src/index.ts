@@ -9,6 +9,7 @@ export {
   type ConfigureResult,
   type ResourceIndexOptions,
 } from './lib/resource-index.js';
+export { snapshotOf } from './lib/snapshot-of.js';
 export * from './index.tokens.js';
 export { IndexModule, type IndexModuleOptions } from './index.module.js';
 export { IndexListener } from './index.listener.js';

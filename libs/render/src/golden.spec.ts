@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { compileTemplates } from './lib/compile.js';
 import { render } from './lib/render.js';
-import { InMemorySnapshot } from './lib/snapshot.js';
+import { snapshotOf } from '#index';
 import type { RenderInputs, RenderResult } from './lib/types.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
@@ -75,8 +75,8 @@ function runCase(dir: string): Record<string, string> {
   );
   const objects = (readYaml(join(dir, 'resources.yaml')) ?? {}) as Record<string, object[]>;
   const inputs = (readYaml(join(dir, 'inputs.yaml')) ?? {}) as RenderInputs;
-  const first = render(compiled.value, new InMemorySnapshot(indexBy, objects), inputs);
-  const again = render(compiled.value, new InMemorySnapshot(indexBy, objects), inputs);
+  const first = render(compiled.value, snapshotOf(indexBy, objects), inputs);
+  const again = render(compiled.value, snapshotOf(indexBy, objects), inputs);
   // Determinism: the same snapshot gives byte-identical outputs and the same hash.
   expect(outputFiles(again)).toEqual(outputFiles(first));
   return outputFiles(first);

@@ -15,13 +15,7 @@ export {
   type IngressRoute,
   type IngressBackend,
 } from './lib/ingress/model.js';
-export {
-  InMemorySnapshot,
-  ExcludingSnapshot,
-  objectRef,
-  refKey,
-  compareObjects,
-} from './lib/snapshot.js';
+export { ExcludingSnapshot, objectRef, refKey, compareObjects } from './lib/snapshot.js';
 export { formatProblem } from './lib/problems.js';
 export { HAPTIC_FILTERS } from './lib/engine.js';
 export { FORBIDDEN_CHARS } from './lib/escaper.js';

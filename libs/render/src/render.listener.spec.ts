@@ -5,7 +5,7 @@ import { parseTemplateConfigText } from '#core';
 import type { HapticBus } from '#events';
 import { published } from '#testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemorySnapshot } from './lib/snapshot.js';
+import { snapshotOf } from '#index';
 import { RenderModule } from './render.module.js';
 
 const config = (() => {
@@ -13,6 +13,10 @@ const config = (() => {
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
   return parsed.config;
 })();
+
+/** The config's indexBy per watched resource: the snapshot holds every one, as in production. */
+const indexBy = (): Record<string, readonly string[]> =>
+  Object.fromEntries(Object.entries(config.spec.watchedResources).map(([n, w]) => [n, w.indexBy]));
 
 const ingress = (ns: string, name: string, host: string): object => ({
   kind: 'Ingress',
@@ -27,10 +31,7 @@ describe('RenderListener', () => {
   });
 
   async function start(objects: object[]): Promise<HapticBus> {
-    const snapshot = new InMemorySnapshot(
-      { ingresses: ['metadata.namespace', 'metadata.name'] },
-      { ingresses: objects },
-    );
+    const snapshot = snapshotOf(indexBy(), { ingresses: objects });
     moduleRef = await Test.createTestingModule({
       imports: [
         BusModule,

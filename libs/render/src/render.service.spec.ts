@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { BusModule } from '#bus';
 import { parseTemplateConfigText } from '#core';
 import { describe, expect, it } from 'vitest';
-import { InMemorySnapshot } from './lib/snapshot.js';
+import { snapshotOf } from '#index';
 import { RenderModule } from './render.module.js';
 import { NoTemplatesError } from './render.errors.js';
 import { RENDER_CONTEXT_PROVIDERS, RenderService } from './render.service.js';
@@ -14,23 +14,24 @@ const config = (() => {
   return parsed.config;
 })();
 
+/** The config's indexBy per watched resource: the snapshot holds every one, as in production. */
+const indexBy = (): Record<string, readonly string[]> =>
+  Object.fromEntries(Object.entries(config.spec.watchedResources).map(([n, w]) => [n, w.indexBy]));
+
 describe('RenderService', () => {
   it('compiles a config version and renders a snapshot through the Nest module', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [BusModule, RenderModule],
     }).compile();
     const service = moduleRef.get(RenderService);
-    const snap = new InMemorySnapshot(
-      { ingresses: ['metadata.namespace', 'metadata.name'] },
-      {
-        ingresses: [
-          {
-            metadata: { name: 'web', namespace: 'default' },
-            spec: { rules: [{ host: 'example.com' }] },
-          },
-        ],
-      },
-    );
+    const snap = snapshotOf(indexBy(), {
+      ingresses: [
+        {
+          metadata: { name: 'web', namespace: 'default' },
+          spec: { rules: [{ host: 'example.com' }] },
+        },
+      ],
+    });
     expect(() => service.render(snap)).toThrow(NoTemplatesError);
     expect(service.compile(config).ok).toBe(true);
     const result = service.render(snap);
@@ -50,7 +51,7 @@ describe('RenderService', () => {
     const service = moduleRef.get(RenderService);
     const spec = { ...config.spec, haproxyConfig: { template: 'site {{ site.name }}' } };
     expect(service.compile({ ...config, spec }).ok).toBe(true);
-    const result = service.render(new InMemorySnapshot({}, {}));
+    const result = service.render(snapshotOf(indexBy(), {}));
     expect(result.ok && result.outputs.haproxyConfig).toBe('site eu-1');
     expect(moduleRef.get(RENDER_CONTEXT_PROVIDERS)).toHaveLength(1);
     await moduleRef.close();
@@ -64,7 +65,7 @@ describe('RenderService', () => {
     const service = moduleRef.get(RenderService);
     const spec = { ...config.spec, haproxyConfig: { template: '{{ zone }}' } };
     expect(service.compile({ ...config, spec }).ok).toBe(true);
-    const result = service.render(new InMemorySnapshot({}, {}));
+    const result = service.render(snapshotOf(indexBy(), {}));
     expect(result.ok && result.outputs.haproxyConfig).toBe('z1');
     await moduleRef.close();
   });

@@ -8,8 +8,7 @@ export {
   type ReflectorState,
   type ReflectorTiming,
 } from './lib/reflector.js';
-export { type CredentialsState, type DataplaneCredentials } from './lib/credentials.js';
-export { type HaproxyPod } from './lib/pods.js';
+export { type CredentialsState } from './lib/credentials.js';
 export {
   WatchManager,
   type ConfigRef,

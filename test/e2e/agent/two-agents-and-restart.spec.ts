@@ -96,8 +96,13 @@ frontend fe
     it('adopts the running HAProxy, or restarts it on the last configuration', async () => {
       const port = await freePort();
       const first = await startTestAgent();
-      const r = await first.api.pushConfig(config('kept', port), '&force_reload=true');
-      expect(r.status, r.body).toBe(201);
+      // without force_reload the API queues a reload: 202 with its Reload-ID, followed to success
+      const r = await first.api.pushConfig(config('kept', port));
+      expect(r.status, r.body).toBe(202);
+      const reloadId = r.headers.get('reload-id');
+      expect(reloadId).toMatch(/^\d{4}-\d{2}-\d{2}-\d+$/); // the spec's id pattern
+      expect((await first.api.waitReload(reloadId!)).status).toBe('succeeded');
+      expect(await get('127.0.0.1', port)).toBe('kept');
       const version = await first.api.version();
       const master = first.agent.masterPid;
       const worker = await workerPid(first.agent);
@@ -128,12 +133,12 @@ frontend fe
       expect(await t2.version()).toBe(version);
       expect((await t2.get('/v3/health')).json()).toEqual({ haproxy: 'up' });
       // the reload history (and its ids) carries over to the new agent
-      const reloadId = r.headers.get('reload-id');
       const history = (await t2.get('/v3/services/haproxy/reloads')).json<
         { id: string; status: string }[]
       >();
       expect(history.length).toBeGreaterThan(0);
-      if (reloadId) expect(history.map((h) => h.id)).toContain(reloadId);
+      expect(history.map((h) => h.id)).toContain(reloadId);
+      expect(history.find((h) => h.id === reloadId)?.status).toBe('succeeded');
       expect(history.every((h) => h.status !== 'in_progress')).toBe(true);
 
       // HAProxy died while no agent was running: the next agent starts it on the last config

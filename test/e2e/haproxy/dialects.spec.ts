@@ -81,7 +81,7 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
           expect(reply).toBe('');
         }
         expect(after.master.reloads).toBe(before.master.reloads + 1);
-        expect(after.master.failedReloads).toBe(0);
+        expect(after.master.failed).toBe(0);
       },
     );
 
@@ -101,7 +101,7 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
           else expect(reply).toBe('');
           const after = await waitUntil('the failed reload to be counted', async () => {
             const proc = await h.showProc();
-            return proc.master.failedReloads > 0 ? proc : undefined;
+            return proc.master.failed > 0 ? proc : undefined;
           });
           // The old worker keeps serving.
           expect(after.workers.map((w) => w.pid)).toEqual(before.workers.map((w) => w.pid));

@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
-import { InMemorySnapshot, compileTemplates, render, type CompiledTemplates } from '#render';
+import { snapshotOf } from '#index';
+import { compileTemplates, render, type CompiledTemplates } from '#render';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleLibrary, tempBase } from './library.js';
 import { changedLineCount, nonRuntimeDifferences } from './server-lines.js';
@@ -64,7 +65,7 @@ describe('the Ingress library under the render library', () => {
   afterAll(async () => rm(base, { recursive: true, force: true }));
 
   const snapshot = (objects: Record<string, object[]>) =>
-    new InMemorySnapshot(
+    snapshotOf(
       Object.fromEntries(
         Object.entries(config.spec.watchedResources).map(([k, v]) => [k, v.indexBy]),
       ),

@@ -2,7 +2,8 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { BusModule, EVENT_BUS } from '#bus';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
 import type { HapticBus, HapticFacts } from '#events';
-import { InMemorySnapshot, RenderModule } from '#render';
+import { snapshotOf } from '#index';
+import { RenderModule } from '#render';
 import { describeForMajors } from '#testing';
 import { ValidationModule } from '#validation';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -44,7 +45,7 @@ spec:
   return parsed.config;
 }
 
-const snapshot = new InMemorySnapshot(
+const snapshot = snapshotOf(
   { ingresses: ['metadata.namespace', 'metadata.name'] },
   {
     ingresses: [

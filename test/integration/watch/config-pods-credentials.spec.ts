@@ -2,7 +2,8 @@ import type { ParseResult } from '#core';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { ResourceIndex } from '#index';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClientNodeKubeApi, WatchManager, type CredentialsState, type HaproxyPod } from '#watch';
+import type { HaproxyPod } from '#events';
+import { ClientNodeKubeApi, WatchManager, type CredentialsState } from '#watch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, configWith, connect, converge, CRD, FAST } from './harness.js';
 

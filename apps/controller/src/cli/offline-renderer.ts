@@ -1,5 +1,5 @@
 import type { DeepReadonly, TemplateConfig, TemplateConfigSpec } from '#core';
-import { ResourceIndex, type IndexSnapshot, type KubeObject } from '#index';
+import { snapshotOf, type IndexSnapshot } from '#index';
 import { compileTemplates, render, type CompiledTemplates, type RenderProblem } from '#render';
 import type {
   FixtureRenderer,
@@ -20,26 +20,15 @@ export function renderFailure(p: RenderProblem): RenderFailure {
   };
 }
 
-/** Indexes fixtures exactly as production does (ResourceIndex, every store kept in full). */
-async function indexFixtures(
+/** Indexes fixtures exactly as production does (see snapshotOf). */
+function indexFixtures(
   spec: DeepReadonly<TemplateConfigSpec>,
   fixtures: FixtureRenderRequest['fixtures'],
-): Promise<IndexSnapshot> {
-  const index = new ResourceIndex();
-  // Offline there is no API server to fetch on-demand objects from: keep every store in full.
-  index.configure(
-    Object.fromEntries(
-      Object.entries(spec.watchedResources).map(([n, w]) => [
-        n,
-        { indexBy: w.indexBy, store: 'full' as const },
-      ]),
-    ),
+): IndexSnapshot {
+  return snapshotOf(
+    Object.fromEntries(Object.entries(spec.watchedResources).map(([n, w]) => [n, w.indexBy])),
+    fixtures as Readonly<Record<string, readonly object[]>>,
   );
-  for (const name of Object.keys(spec.watchedResources)) {
-    index.reset(name, undefined, (fixtures[name] ?? []) as KubeObject[]);
-    index.listed(name);
-  }
-  return index.snapshot();
 }
 
 /** The template context as templates see it, for jsonpath assertions. */
@@ -72,7 +61,11 @@ export class OfflineRenderer implements FixtureRenderer {
     return Array.isArray(this.compiled) ? this.compiled : [];
   }
 
-  async render(req: FixtureRenderRequest): Promise<RenderOutcome> {
+  render(req: FixtureRenderRequest): Promise<RenderOutcome> {
+    return Promise.resolve(this.renderNow(req));
+  }
+
+  private renderNow(req: FixtureRenderRequest): RenderOutcome {
     const compiled = this.compiled;
     if (Array.isArray(compiled)) {
       const first = compiled[0];
@@ -83,7 +76,7 @@ export class OfflineRenderer implements FixtureRenderer {
     }
     let snapshot: IndexSnapshot;
     try {
-      snapshot = await indexFixtures(this.config.spec, req.fixtures);
+      snapshot = indexFixtures(this.config.spec, req.fixtures);
     } catch (e) {
       return {
         ok: false,

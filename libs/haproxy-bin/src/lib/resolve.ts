@@ -8,9 +8,16 @@ import { type HaproxyVersion, haproxyVersion } from './version.js';
 export const HAPROXY_BIN_ENV = 'HAPTIC_HAPROXY_BIN';
 /** Overrides the folder `scripts/haproxy3.sh` fills (default `<project>/.tools/haproxy3`). */
 export const HAPROXY3_DIR_ENV = 'HAPTIC_HAPROXY3_DIR';
+/** Overrides the folder `scripts/system-tools.sh` fills with HAProxy 2.6 (default `<project>/.tools/haproxy26`). */
+export const HAPROXY26_DIR_ENV = 'HAPTIC_HAPROXY26_DIR';
+/**
+ * `1`: act as if the machine had no HAProxy of its own (PATH and the sbin folders are not
+ * searched), as on a fresh machine; the set-up scripts honour it too.
+ */
+export const IGNORE_SYSTEM_TOOLS_ENV = 'HAPTIC_IGNORE_SYSTEM_TOOLS';
 
 /** Where a resolved binary came from, in order of precedence. */
-export type HaproxyBinarySource = 'flag' | 'env' | 'project' | 'path';
+export type HaproxyBinarySource = 'flag' | 'env' | 'project' | 'path' | 'project-2.6';
 
 export interface ResolvedHaproxyBinary {
   readonly path: string;
@@ -54,13 +61,36 @@ function findProjectRoot(): string | undefined {
   }
 }
 
-/** Path of the project's HAProxy 3.0 binary made by `scripts/haproxy3.sh` (present or not). */
-export function projectHaproxy3Path(options: ResolveOptions = {}): string | undefined {
+function projectToolPath(
+  dirEnv: string,
+  folder: string,
+  options: ResolveOptions,
+): string | undefined {
   const env = options.env ?? process.env;
-  const dir = env[HAPROXY3_DIR_ENV];
+  const dir = env[dirEnv];
   if (dir) return join(resolve(dir), 'bin', 'haproxy');
   const root = options.projectRoot ?? findProjectRoot();
-  return root === undefined ? undefined : join(root, '.tools', 'haproxy3', 'bin', 'haproxy');
+  return root === undefined ? undefined : join(root, '.tools', folder, 'bin', 'haproxy');
+}
+
+/** Path of the project's HAProxy 3.0 binary made by `scripts/haproxy3.sh` (present or not). */
+export function projectHaproxy3Path(options: ResolveOptions = {}): string | undefined {
+  return projectToolPath(HAPROXY3_DIR_ENV, 'haproxy3', options);
+}
+
+/**
+ * Path of the project's HAProxy 2.6 binary, which `scripts/system-tools.sh` makes only when the
+ * machine has no 2.6 of its own (present or not).
+ */
+export function projectHaproxy26Path(options: ResolveOptions = {}): string | undefined {
+  return projectToolPath(HAPROXY26_DIR_ENV, 'haproxy26', options);
+}
+
+/** `haproxy` as installed on the machine (PATH, then the sbin folders), unless told to ignore it. */
+function systemHaproxy(options: ResolveOptions): string | undefined {
+  const env = options.env ?? process.env;
+  if (env[IGNORE_SYSTEM_TOOLS_ENV] === '1') return undefined;
+  return findExecutable('haproxy', options);
 }
 
 /** Finds an executable by name on PATH (then Debian's sbin folders); a path is checked as is. */
@@ -95,7 +125,8 @@ function explicit(
 
 /**
  * Resolves the HAProxy binary: the CLI flag, then HAPTIC_HAPROXY_BIN, then the project's 3.0
- * binary when present, then `haproxy` on PATH; says where it came from.
+ * binary when present, then `haproxy` on PATH, then the project's 2.6 binary (made when the
+ * machine has none); says where it came from.
  */
 export function resolveHaproxyBinaryDetailed(
   flag?: string,
@@ -108,11 +139,14 @@ export function resolveHaproxyBinaryDetailed(
   const project = projectHaproxy3Path(options);
   if (project !== undefined && isExecutableFile(project))
     return { path: project, source: 'project' };
-  const onPath = findExecutable('haproxy', options);
+  const onPath = systemHaproxy(options);
   if (onPath !== undefined) return { path: onPath, source: 'path' };
+  const project26 = projectHaproxy26Path(options);
+  if (project26 !== undefined && isExecutableFile(project26))
+    return { path: project26, source: 'project-2.6' };
   throw new HaproxyBinaryNotFoundError(
-    'no HAProxy binary found: pass --haproxy-bin, set HAPTIC_HAPROXY_BIN, run `bash scripts/haproxy3.sh` ' +
-      'for HAProxy 3.0, or install haproxy',
+    'no HAProxy binary found: pass --haproxy-bin, set HAPTIC_HAPROXY_BIN, run `bash scripts/setup.sh` ' +
+      '(HAProxy 3.0, and 2.6 when the machine has none), or install haproxy',
   );
 }
 
@@ -130,12 +164,19 @@ export interface HaproxyInstall {
 }
 
 /**
- * The HAProxy branches present on this machine, one binary each, oldest first: the project's
- * 3.0 binary, `haproxy` on PATH and HAPTIC_HAPROXY_BIN (which wins for its own branch).
+ * The HAProxy branches present on this machine, one binary each, oldest first. For each branch
+ * the first of: HAPTIC_HAPROXY_BIN, the project's 3.0 binary, `haproxy` on PATH, the project's
+ * 2.6 binary (so the machine's own 2.6 is used when it has one).
  */
 export function availableMajors(options: ResolveOptions = {}): HaproxyInstall[] {
   const env = options.env ?? process.env;
-  const candidates = [env[HAPROXY_BIN_ENV], projectHaproxy3Path(options), 'haproxy']
+  const explicitBin = env[HAPROXY_BIN_ENV];
+  const candidates = [
+    explicitBin === undefined ? undefined : findExecutable(explicitBin, options),
+    projectHaproxy3Path(options),
+    systemHaproxy(options),
+    projectHaproxy26Path(options),
+  ]
     .filter((c): c is string => Boolean(c))
     .map((c) => findExecutable(c, options))
     .filter((c): c is string => c !== undefined);

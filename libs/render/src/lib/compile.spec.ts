@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileTemplates } from './compile.js';
 import { render } from './render.js';
-import { InMemorySnapshot } from './snapshot.js';
+import { snapshotOf } from '#index';
 import { specOf } from './spec-fixture.test.js';
 
 describe('compileTemplates', () => {
@@ -32,7 +32,7 @@ describe('compileTemplates', () => {
     const compiled = compileTemplates(spec, { providerNames: ['tenants'] });
     expect(compiled.ok).toBe(true);
     if (!compiled.ok) return;
-    const snap = new InMemorySnapshot(
+    const snap = snapshotOf(
       { ingresses: ['metadata.namespace'] },
       { ingresses: [{ metadata: { namespace: 'a', name: 'x' } }] },
     );
@@ -74,7 +74,7 @@ describe('compileTemplates', () => {
       specOf({ haproxy: '{{ extra.a }}{{ extra.b }}', extra: { a: 1, b: 2 } }),
     );
     if (!compiled.ok) throw new Error('compile');
-    const snap = new InMemorySnapshot({}, {});
+    const snap = snapshotOf({}, {});
     const r = render(compiled.value, snap, { extra: { b: 3 } });
     expect(r.ok && r.outputs.haproxyConfig).toBe('13');
   });
@@ -82,7 +82,7 @@ describe('compileTemplates', () => {
   it('parses each template once per config version', () => {
     const compiled = compileTemplates(specOf({ haproxy: 'x', snippets: { s: 'y' } }));
     if (!compiled.ok) throw new Error('compile');
-    const snap = new InMemorySnapshot({ ingresses: ['metadata.name'] }, {});
+    const snap = snapshotOf({ ingresses: ['metadata.name'] }, {});
     const first = compiled.value.templates[0]!.parsed;
     render(compiled.value, snap);
     expect(compiled.value.templates[0]!.parsed).toBe(first);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileTemplates } from './compile.js';
 import { render } from './render.js';
-import { InMemorySnapshot } from './snapshot.js';
+import { snapshotOf } from '#index';
 import { specOf } from './spec-fixture.test.js';
 import type { RenderResult } from './types.js';
 
@@ -13,7 +13,7 @@ const ingress = (ns: string, name: string, annotations: Record<string, string> =
 function run(parts: Parameters<typeof specOf>[0], objects: object[] = []): RenderResult {
   const compiled = compileTemplates(specOf(parts));
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.error));
-  const snap = new InMemorySnapshot(
+  const snap = snapshotOf(
     { ingresses: ['metadata.namespace', 'metadata.name'] },
     { ingresses: objects },
   );
@@ -216,7 +216,7 @@ describe('look-ups and context', () => {
       }),
     );
     if (!compiled.ok) throw new Error('compile');
-    const r = render(compiled.value, new InMemorySnapshot({}, {}), { timeLimitMs: 20 });
+    const r = render(compiled.value, snapshotOf({}, {}), { timeLimitMs: 20 });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problems[0]!.message).toMatch(/render limit exceeded/);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseShowProc } from './haproxy-cli.js';
+import { parseMasterShowProc } from './haproxy-cli.js';
 
-describe('parseShowProc', () => {
+describe('parseMasterShowProc', () => {
   it('reads master, current and old workers (2.6 and 3.0 share the columns)', () => {
     const text = [
       '#<PID>          <type>          <reloads>       <uptime>        <version>      ',
@@ -13,12 +13,12 @@ describe('parseShowProc', () => {
       '# programs',
       '',
     ].join('\n');
-    const proc = parseShowProc(text);
+    const proc = parseMasterShowProc(text);
     expect(proc.master).toEqual({
       pid: 6304,
       type: 'master',
       reloads: 2,
-      failedReloads: 1,
+      failed: 1,
       version: '3.0.11-1+deb13u4',
     });
     expect(proc.workers.map((w) => w.pid)).toEqual([6332]);
@@ -26,6 +26,6 @@ describe('parseShowProc', () => {
   });
 
   it('refuses a reply that is not show proc', () => {
-    expect(() => parseShowProc('Unknown command.\n')).toThrow(/not a 'show proc' reply/);
+    expect(() => parseMasterShowProc('Unknown command.\n')).toThrow(/not a 'show proc' reply/);
   });
 });

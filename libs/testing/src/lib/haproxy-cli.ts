@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { parseShowProc, type ProcTable } from '#haproxy-config';
 
 export interface CliOptions {
   /** Whole-exchange limit; the master's synchronous `reload` on 3.x needs seconds. */
@@ -35,48 +36,15 @@ export function cliCommand(
   });
 }
 
-/** One process line of the master CLI's `show proc`. */
-export interface ProcEntry {
-  readonly pid: number;
-  readonly type: string;
-  readonly reloads: number;
-  readonly version: string;
-}
+/** `show proc` whose master line is present (the format and its types belong to #haproxy-config). */
+export type MasterProcTable = ProcTable & { readonly master: NonNullable<ProcTable['master']> };
 
-export interface ProcTable {
-  readonly master: ProcEntry & { readonly failedReloads: number };
-  /** Current workers (the `# workers` block). */
-  readonly workers: readonly ProcEntry[];
-  /** Workers still draining after a reload (`# old workers`). */
-  readonly oldWorkers: readonly ProcEntry[];
-}
-
-function parseProcLine(line: string): ProcEntry | undefined {
-  const m = /^(\d+)\s+(\S+)\s+(\d+)(?:\s+\[failed: \d+\])?\s+\S+\s+(\S+)/.exec(line);
-  if (!m) return undefined;
-  return { pid: Number(m[1]), type: m[2]!, reloads: Number(m[3]), version: m[4]! };
-}
-
-/** Parses `show proc` (same columns on 2.6 and 3.0). */
-export function parseShowProc(text: string): ProcTable {
-  let block = 'master';
-  let master: ProcTable['master'] | undefined;
-  const workers: ProcEntry[] = [];
-  const oldWorkers: ProcEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (line.startsWith('# ')) {
-      block = line.slice(2).trim();
-      continue;
-    }
-    const entry = parseProcLine(line);
-    if (!entry) continue;
-    if (entry.type === 'master') {
-      master = { ...entry, failedReloads: Number(/\[failed: (\d+)\]/.exec(line)?.[1] ?? 0) };
-    } else if (block === 'workers') workers.push(entry);
-    else if (block === 'old workers') oldWorkers.push(entry);
-  }
+/** Parses `show proc` with #haproxy-config's parser; a reply without a master line is an error. */
+export function parseMasterShowProc(text: string): MasterProcTable {
+  const table = parseShowProc(text);
+  const master = table.master;
   if (!master) throw new Error(`not a 'show proc' reply: ${JSON.stringify(text.slice(0, 200))}`);
-  return { master, workers, oldWorkers };
+  return { ...table, master };
 }
 
 /** Polls `check` every `intervalMs` until it returns a value (not undefined) or time runs out. */

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliCommand, parseShowProc, type ProcTable, waitUntil } from './haproxy-cli.js';
+import { cliCommand, type MasterProcTable, parseMasterShowProc, waitUntil } from './haproxy-cli.js';
 
 /** A HAProxy started by a test in master-worker mode, in its own temporary folder. */
 export interface HaproxyUnderTest {
@@ -14,7 +14,7 @@ export interface HaproxyUnderTest {
   readonly adminSocket: string;
   /** Everything the master printed on stderr so far (ALERTs of failed reloads land here). */
   stderr(): string;
-  showProc(): Promise<ProcTable>;
+  showProc(): Promise<MasterProcTable>;
   /** Stops master and workers (SIGTERM, then SIGKILL after 5 s) and removes the folder. */
   stop(): Promise<void>;
 }
@@ -73,8 +73,8 @@ export async function startHaproxy(options: StartOptions): Promise<HaproxyUnderT
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const showProc = async (): Promise<ProcTable> =>
-    parseShowProc(await cliCommand(masterSocket, 'show proc'));
+  const showProc = async (): Promise<MasterProcTable> =>
+    parseMasterShowProc(await cliCommand(masterSocket, 'show proc'));
   const stop = async (): Promise<void> => {
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);

@@ -1,12 +1,5 @@
+import type { DataplaneCredentials } from '#events';
 import type { KubeObject } from './ports.js';
-
-/** Dataplane API credentials read from the credentials Secret. */
-export interface DataplaneCredentials {
-  readonly username: string;
-  readonly password: string;
-  /** resourceVersion of the Secret they came from (a rotation changes it). */
-  readonly version: string;
-}
 
 /** What the credentials state holds: the credentials, or why there are none. */
 export type CredentialsState =

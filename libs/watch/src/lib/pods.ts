@@ -1,17 +1,5 @@
+import type { HaproxyPod } from '#events';
 import type { KubeObject } from './ports.js';
-
-/** A discovered HAProxy pod whose Dataplane API can be reached. */
-export interface HaproxyPod {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  /** Pod IP (status.podIP). */
-  readonly address: string;
-  /** Port of the Dataplane API on that address. */
-  readonly dataplanePort: number;
-  /** Name of the container that serves the Dataplane API. */
-  readonly container: string;
-}
 
 interface ContainerSpec {
   readonly name?: string;

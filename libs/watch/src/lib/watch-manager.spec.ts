@@ -5,7 +5,7 @@ import type { KubeObject, ResourceSink } from './ports.js';
 import type { ReflectorTiming } from './reflector.js';
 import { WatchManager } from './watch-manager.js';
 import { KubeApiError } from '../watch.errors.js';
-import type { HaproxyPod } from './pods.js';
+import type { HaproxyPod } from '#events';
 import type { CredentialsState } from './credentials.js';
 
 const FAST: ReflectorTiming = {

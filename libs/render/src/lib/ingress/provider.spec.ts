@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileTemplates, type CompiledTemplates } from '../compile.js';
 import { render } from '../render.js';
-import { InMemorySnapshot } from '../snapshot.js';
+import { snapshotOf } from '#index';
+import type { RenderSnapshot } from '../types.js';
 import { specOf } from '../spec-fixture.test.js';
 
 const CONTROLLER = 'haproxy-haptic.org/ingress-controller';
@@ -44,8 +45,8 @@ const ing = (name: string, host: string) => ({
   },
 });
 
-function snapshot(ingresses: object[]): InMemorySnapshot {
-  return new InMemorySnapshot(
+function snapshot(ingresses: object[]): RenderSnapshot {
+  return snapshotOf(
     { ingresses: ['metadata.namespace', 'metadata.name'], ingressclasses: ['metadata.name'] },
     {
       ingresses,
