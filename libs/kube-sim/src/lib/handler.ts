@@ -174,7 +174,7 @@ function sendOrNotFound(res: ServerResponse, body: unknown): void {
   sendJson(res, 200, body);
 }
 
-function scopeOf(r: ResourceRoute, url: URL): Scope {
+function scopeOf(r: ResourceRoute, url: URL, userAgent: string): Scope {
   if (r.subresource !== undefined && (r.subresource !== 'status' || !r.type.statusSubresource))
     throw pathNotFound();
   return {
@@ -183,6 +183,7 @@ function scopeOf(r: ResourceRoute, url: URL): Scope {
     name: r.name,
     subresource: r.subresource === 'status' ? 'status' : undefined,
     query: url.searchParams,
+    userAgent,
   };
 }
 
@@ -195,7 +196,7 @@ async function resource(
   isWatch: boolean,
   client: ClientIdentity,
 ): Promise<void> {
-  const s = scopeOf(r, url);
+  const s = scopeOf(r, url, client.userAgent);
   const method = req.method ?? 'GET';
   const asTable = wantsTable(req.headers.accept);
   const includeObject = url.searchParams.get('includeObject') ?? 'Metadata';
@@ -262,7 +263,11 @@ async function resource(
       return sendJson(res, out.code, out.object, out.warnings);
     }
     case 'PATCH': {
-      const out = await d.api.patch(s, body, req.headers['content-type'] ?? '');
+      const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const out =
+        ct === 'application/apply-patch+yaml'
+          ? await d.api.apply(s, body)
+          : await d.api.patch(s, body, req.headers['content-type'] ?? '');
       return sendJson(res, out.code, out.object, out.warnings);
     }
     case 'DELETE': {
