@@ -173,6 +173,14 @@ export class Api {
     });
   }
 
+  /** A read-modify-write of one object (the scale subresource uses it). */
+  modify(
+    s: Scope,
+    compute: (old: KubeObject) => { proposed: KubeObject; conditional: boolean },
+  ): Promise<WriteOutcome> {
+    return this.retrying(s, compute);
+  }
+
   /**
    * Runs a read-modify-write like etcd's GuaranteedUpdate: when the object changed while the
    * write awaited admission, an unconditional write is recomputed on the new state and a

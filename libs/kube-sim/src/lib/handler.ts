@@ -16,6 +16,7 @@ import { list } from './list.js';
 import { openApiDocument, openApiIndex, openApiV2Protobuf } from './openapi.js';
 import type { Registry } from './registry.js';
 import { pathNotFound, route, type Route } from './router.js';
+import { scaleRequest } from './scale.js';
 import { ApiError, errors } from './status.js';
 import type { Store } from './store.js';
 import { toTable, wantsTable } from './table.js';
@@ -175,13 +176,18 @@ function sendOrNotFound(res: ServerResponse, body: unknown): void {
 }
 
 function scopeOf(r: ResourceRoute, url: URL, userAgent: string): Scope {
-  if (r.subresource !== undefined && (r.subresource !== 'status' || !r.type.statusSubresource))
+  const sub = r.subresource;
+  if (
+    sub !== undefined &&
+    !(sub === 'status' && r.type.statusSubresource) &&
+    !(sub === 'scale' && r.type.scale)
+  )
     throw pathNotFound();
   return {
     type: r.type,
     namespace: r.namespace,
     name: r.name,
-    subresource: r.subresource === 'status' ? 'status' : undefined,
+    subresource: sub === 'status' || sub === 'scale' ? sub : undefined,
     query: url.searchParams,
     userAgent,
   };
@@ -198,6 +204,13 @@ async function resource(
 ): Promise<void> {
   const s = scopeOf(r, url, client.userAgent);
   const method = req.method ?? 'GET';
+  if (s.subresource === 'scale') {
+    if (isWatch || s.name === undefined) throw pathNotFound();
+    const body =
+      method === 'GET' ? undefined : parseBody(await readBody(req), req.headers['content-type']);
+    const out = await scaleRequest(d.api, s, method, body, req.headers['content-type'] ?? '');
+    return sendJson(res, out.code, out.object, out.warnings);
+  }
   const asTable = wantsTable(req.headers.accept);
   const includeObject = url.searchParams.get('includeObject') ?? 'Metadata';
   if (method === 'GET' && isWatch) {
