@@ -1,30 +1,17 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeSim } from '#kube-sim';
+import { kubectls } from './kubectls.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const crds = ['gatewayclasses', 'gateways', 'httproutes'].map((n) =>
   join(root, 'test/fixtures/gateway-api', `gateway.networking.k8s.io_${n}.yaml`),
 );
-
-/** The pinned kubectl (extracted by scripts/tools.mjs) and, when present, the machine's own. */
-function kubectls(): string[] {
-  const pinned = join(
-    execFileSync(process.execPath, [join(root, 'scripts/tools.mjs')], { encoding: 'utf8' }).trim(),
-    'kubectl',
-  );
-  const system = (process.env.PATH ?? '')
-    .split(delimiter)
-    .map((d) => join(d, 'kubectl'))
-    .find((p) => existsSync(p) && !p.includes('.tools'));
-  return system ? [pinned, system] : [pinned];
-}
 
 interface Run {
   code: number;
