@@ -89,7 +89,7 @@ describe.each(kubectls().map((k, i) => [k, `s${i}`] as const))(
           '--rule=echo.example/*=echo:80,tls=echo-tls',
         ),
       ).toContain('ingress.networking.k8s.io/echo created');
-      const ing = cluster.kubeSim.get('networking.k8s.io/v1', 'Ingress', ns, 'echo') as {
+      const ing = cluster.kubeSim.get('networking.k8s.io/v1', 'Ingress', ns, 'echo') as unknown as {
         spec: {
           rules: { host: string; http: { paths: { pathType: string }[] } }[];
           tls: unknown[];
@@ -98,7 +98,9 @@ describe.each(kubectls().map((k, i) => [k, `s${i}`] as const))(
       expect(ing.spec.rules[0]!.host).toBe('echo.example');
       expect(ing.spec.rules[0]!.http.paths[0]!.pathType).toBe('Prefix');
       expect(ing.spec.tls).toEqual([{ hosts: ['echo.example'], secretName: 'echo-tls' }]);
-      const secret = cluster.kubeSim.get('v1', 'Secret', ns, 'echo-tls') as { type: string };
+      const secret = cluster.kubeSim.get('v1', 'Secret', ns, 'echo-tls') as unknown as {
+        type: string;
+      };
       expect(secret.type).toBe('kubernetes.io/tls');
     });
 

@@ -39,6 +39,19 @@ function comparable(o: KubeObject): unknown {
   return { ...o, metadata: meta };
 }
 
+/**
+ * managedFields a client rewrote itself (kubectl does, moving client-side-apply ownership to its
+ * server-side-apply manager): taken as sent, as a real server does; `[{}]` clears them.
+ */
+function clientManaged(proposed: KubeObject, old: KubeObject): ManagedEntry[] | undefined {
+  const mf = proposed.metadata.managedFields;
+  if (!Array.isArray(mf) || mf.length === 0 || jsonEqual(mf, old.metadata.managedFields))
+    return undefined;
+  return (mf as unknown[]).filter(
+    (e): e is ManagedEntry => isObject(e) && typeof e.manager === 'string',
+  );
+}
+
 /** managedFields without their times (an apply that changes only ownership still writes). */
 function untimed(mf: unknown): unknown {
   return Array.isArray(mf)
@@ -255,11 +268,13 @@ export class Api {
         metadata: { ...next.metadata, generation: (old.metadata.generation ?? 0) + 1 },
       };
     }
-    const mf = managed ?? trackUpdate(t, old, next, this.writer(s));
+    const fromClient = managed === undefined ? clientManaged(proposed, old) : undefined;
+    const mf = managed ?? fromClient ?? trackUpdate(t, old, next, this.writer(s));
     next = { ...next, metadata: { ...next.metadata, managedFields: mf } };
     if (
       jsonEqual(comparable(next), comparable(old)) &&
-      (managed === undefined || jsonEqual(untimed(mf), untimed(old.metadata.managedFields)))
+      ((managed === undefined && fromClient === undefined) ||
+        jsonEqual(untimed(mf), untimed(old.metadata.managedFields)))
     )
       return { object: served(t, old), code: 200, warnings };
     warnings.push(...(await this.admit('UPDATE', s, next, old)));

@@ -92,6 +92,20 @@ describe('server-side apply', () => {
     });
   });
 
+  it('takes managedFields a client rewrites itself as sent', async () => {
+    const created = await apply('helm', deploy({ replicas: 2 }));
+    const mf = created.body.metadata.managedFields.map((e: any) => ({ ...e, manager: 'renamed' }));
+    const r = await apiCall(
+      sim.url,
+      'PATCH',
+      `${base}/web`,
+      [{ op: 'replace', path: '/metadata/managedFields', value: mf }],
+      'application/json-patch+json',
+    );
+    expect(r.code).toBe(200);
+    expect(managers(r.body)).toEqual(['renamed/Apply']);
+  });
+
   it('409 Conflict names the fields and managers; force takes them over', async () => {
     await apply('helm', deploy({ replicas: 2 }));
     const c = await apply('other', deploy({ replicas: 3 }, { tier: 'x' }));
