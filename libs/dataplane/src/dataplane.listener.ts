@@ -1,15 +1,13 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  Optional,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { EVENT_BUS } from '#bus';
 import { durationMs } from '#core';
-import { METRICS_REGISTRY, type HapticBus } from '#events';
+import {
+  METRICS_REGISTRY,
+  type HapticBus,
+  type LeaderElectionRunnable,
+  type ValidatedRender,
+} from '#events';
 import { Fleet, type PodDeployResult } from './lib/fleet.js';
 
 export const DATAPLANE_OPTIONS = Symbol.for('haptic.DataplaneOptions');
@@ -60,15 +58,19 @@ function metrics(registry: Registry): Metrics {
 /**
  * render.validated + haproxy.pods + dataplane.credentials (states) → keep every pod on the newest
  * validated render; publish deploy.completed / deploy.failed. Drift is corrected every
- * driftPreventionInterval. (Until the leader issue lands, every replica deploys.)
+ * driftPreventionInterval. Leader-only work (LeaderElectionRunnable): it runs from startLeading to
+ * stopLeading. Each term starts with a new Fleet that knows nothing deployed, so its first pass
+ * reads every pod back and pushes only what differs (a failover with no change writes nothing).
  */
 @Injectable()
-export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
+export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('Dataplane');
   private readonly unsubscribe: (() => void)[] = [];
   private readonly metrics: Metrics | undefined;
   private fleet: Fleet | undefined;
   private driftTimer: NodeJS.Timeout | undefined;
+  /** The validated render in force when the last term ended: not current for the next term. */
+  private staleRender: ValidatedRender | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -78,14 +80,23 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     this.metrics = registry ? metrics(registry) : undefined;
   }
 
-  onModuleInit(): void {
+  needLeaderElection(): boolean {
+    return true;
+  }
+
+  /** Leadership gained: deploy from the current states (pods are read back before any write). */
+  startLeading(): void {
     this.unsubscribe.push(
       this.bus.subscribeState('config.current', (e) => this.configure(e.payload.spec.dataplane), {
         name: 'dataplane.config',
       }),
-      this.bus.subscribeState('render.validated', (e) => this.fleet?.setRender(e.payload), {
-        name: 'dataplane.render',
-      }),
+      this.bus.subscribeState(
+        'render.validated',
+        (e) => {
+          if (e.payload !== this.staleRender) this.fleet?.setRender(e.payload);
+        },
+        { name: 'dataplane.render' },
+      ),
       this.bus.subscribeState('haproxy.pods', (e) => this.fleet?.setPods(e.payload), {
         name: 'dataplane.pods',
       }),
@@ -97,10 +108,20 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Leadership ends: no new deployment; in-flight ones finish unless `deadline` aborts first. */
+  async stopLeading(deadline: AbortSignal): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
     if (this.driftTimer) clearInterval(this.driftTimer);
-    await this.fleet?.stop();
+    this.driftTimer = undefined;
+    this.staleRender = this.bus.getState('render.validated');
+    const fleet = this.fleet;
+    this.fleet = undefined;
+    await fleet?.stop(deadline);
+  }
+
+  /** Shutdown without a LeaderModule stop first: in-flight deployments get 5 s to finish. */
+  async onModuleDestroy(): Promise<void> {
+    await this.stopLeading(AbortSignal.timeout(5_000));
   }
 
   /** Per-pod state for /debug/pods. */
@@ -130,7 +151,7 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     const pods = bus.getState('haproxy.pods');
     const render = bus.getState('render.validated');
     if (creds) this.fleet.setCredentials(creds);
-    if (render) this.fleet.setRender(render);
+    if (render && render !== this.staleRender) this.fleet.setRender(render);
     if (pods) this.fleet.setPods(pods);
     if (this.driftTimer) clearInterval(this.driftTimer);
     this.driftTimer = setInterval(

@@ -2,9 +2,9 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { BusModule, EVENT_BUS } from '#bus';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
 import type { HapticBus, HapticFacts } from '#events';
-import { InMemorySnapshot, RenderModule } from '#render';
+import { InMemorySnapshot, RenderListener, RenderModule } from '#render';
 import { describeForMajors } from '#testing';
-import { ValidationModule } from '#validation';
+import { ValidationListener, ValidationModule } from '#validation';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 
 function config(globalExtra: string, generation: number): TemplateConfig {
@@ -91,7 +91,9 @@ describeForMajors(['2.6', '3.0'], 'render → validate pipeline', (haproxy) => {
     }).compile();
     await ref.init();
     bus = ref.get<HapticBus>(EVENT_BUS);
-    bus.setState('leader.status', { isLeader: true, identity: 'test' });
+    // this replica leads: start the leader-only work as the LeaderModule would
+    await ref.get(RenderListener).startLeading();
+    ref.get(ValidationListener).startLeading();
   });
   afterEach(async () => ref.close());
 
