@@ -8,6 +8,8 @@ export interface Scope {
   readonly name: string | undefined;
   readonly subresource: 'status' | undefined;
   readonly query: URLSearchParams;
+  /** The client's User-Agent (the default field manager is its first word). */
+  readonly userAgent?: string;
 }
 
 /** A write's result: the object to return, its HTTP code and any Warning headers. */
