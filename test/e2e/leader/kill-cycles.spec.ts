@@ -94,10 +94,11 @@ describeForMajors(['3.0'], `leader failover: ${CYCLES} kill -9 cycles`, (haproxy
         const host = `c${cycle}.example.com`;
         hosts.push(host);
         if (!duringOutage) {
-          const applied = await deployments(leader, ['applied']);
+          const done = await deployments(leader, ['applied', 'unchanged']);
           await bed.addHost(host);
           await bed.served(host);
-          await deployedEverywhere(leader, ['applied'], applied); // its reloads are done too
+          // a deployment finished after the change (its reload included) on every pod
+          await deployedEverywhere(leader, ['applied', 'unchanged'], done);
         }
         const before = await bed.reloads();
         const killedAt = Date.now();
