@@ -1,17 +1,17 @@
 import {
+  ConsoleLogger,
   type DynamicModule,
   type INestApplication,
   Logger,
-  type LogLevel,
   Module,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { BusModule } from '#bus';
-import { METRICS_REGISTRY } from '#events';
 import { ApiModule } from '../api/api.module.js';
-import { listen, type Listener } from './http-listener.js';
+import { listen, routeByListener, type Listener } from './http-listener.js';
+import { APP_LOGGER, jsonLogger, LogLevelFollower, RUN_OPTIONS } from './log-level.js';
 import { MetricsModule } from './metrics.module.js';
 import type { RunOptions } from './run-options.js';
 
@@ -24,17 +24,22 @@ export interface RunningController {
   stop(): Promise<void>;
 }
 
-const LEVELS: Record<RunOptions['logLevel'], LogLevel[]> = {
-  debug: ['debug', 'log', 'warn', 'error', 'fatal'],
-  info: ['log', 'warn', 'error', 'fatal'],
-  warn: ['warn', 'error', 'fatal'],
-  error: ['error', 'fatal'],
-};
-
 @Module({})
 class RootModule {
-  static forRoot(features: DynamicModule['imports'] = []): DynamicModule {
-    return { module: RootModule, imports: [BusModule, MetricsModule, ApiModule, ...features] };
+  static forRoot(
+    options: RunOptions,
+    logger: ConsoleLogger,
+    features: DynamicModule['imports'] = [],
+  ): DynamicModule {
+    return {
+      module: RootModule,
+      imports: [BusModule, MetricsModule, ApiModule, ...features],
+      providers: [
+        { provide: APP_LOGGER, useValue: logger },
+        { provide: RUN_OPTIONS, useValue: options },
+        LogLevelFollower,
+      ],
+    };
   }
 }
 
@@ -46,24 +51,17 @@ export async function startController(
   options: RunOptions,
   features: DynamicModule['imports'] = [],
 ): Promise<RunningController> {
-  const app = await NestFactory.create(RootModule.forRoot(features), {
-    logger: LEVELS[options.logLevel],
+  const logger = jsonLogger(options.logLevel);
+  const app = await NestFactory.create(RootModule.forRoot(options, logger, features), {
+    logger,
     abortOnError: false,
   });
+  app.use(routeByListener());
   await app.listen(options.healthPort, options.address);
-  const registry = app.get<Registry>(METRICS_REGISTRY);
+  const handler = app.getHttpAdapter().getInstance() as RequestListener;
   let metrics: Listener;
   try {
-    metrics = await listen(options.address, options.metricsPort, (req, res) => {
-      if (req.url !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics\n');
-        return;
-      }
-      registry.metrics().then(
-        (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-        (e: unknown) => res.writeHead(500).end(String(e)),
-      );
-    });
+    metrics = await listen('metrics', options.address, options.metricsPort, handler);
   } catch (e) {
     await app.close();
     throw e;
