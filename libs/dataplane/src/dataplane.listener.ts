@@ -1,15 +1,9 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { EVENT_BUS } from '#bus';
 import { durationMs } from '#core';
-import type { HapticBus } from '#events';
+import type { HapticBus, LeaderElectionRunnable, ValidatedRender } from '#events';
 import {
   DEPLOYMENT_DURATION,
   DEPLOYMENTS_TOTAL,
@@ -29,15 +23,19 @@ export interface DataplaneModuleOptions {
 /**
  * render.validated + haproxy.pods + dataplane.credentials (states) → keep every pod on the newest
  * validated render; publish deploy.completed / deploy.failed. Drift is corrected every
- * driftPreventionInterval. (Until the leader issue lands, every replica deploys.)
+ * driftPreventionInterval. Leader-only work (LeaderElectionRunnable): it runs from startLeading to
+ * stopLeading. Each term starts with a new Fleet that knows nothing deployed, so its first pass
+ * reads every pod back and pushes only what differs (a failover with no change writes nothing).
  */
 @Injectable()
-export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
+export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('Dataplane');
   private readonly unsubscribe: (() => void)[] = [];
   private readonly podsSeen = new Set<string>();
   private fleet: Fleet | undefined;
   private driftTimer: NodeJS.Timeout | undefined;
+  /** The validated render in force when the last term ended: not current for the next term. */
+  private staleRender: ValidatedRender | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -48,14 +46,23 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     @InjectMetric(LAST_SUCCESS.name) private readonly lastSuccess: Gauge<'pod'>,
   ) {}
 
-  onModuleInit(): void {
+  needLeaderElection(): boolean {
+    return true;
+  }
+
+  /** Leadership gained: deploy from the current states (pods are read back before any write). */
+  startLeading(): void {
     this.unsubscribe.push(
       this.bus.subscribeState('config.current', (e) => this.configure(e.payload.spec.dataplane), {
         name: 'dataplane.config',
       }),
-      this.bus.subscribeState('render.validated', (e) => this.fleet?.setRender(e.payload), {
-        name: 'dataplane.render',
-      }),
+      this.bus.subscribeState(
+        'render.validated',
+        (e) => {
+          if (e.payload !== this.staleRender) this.fleet?.setRender(e.payload);
+        },
+        { name: 'dataplane.render' },
+      ),
       this.bus.subscribeState(
         'haproxy.pods',
         (e) => {
@@ -72,10 +79,20 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Leadership ends: no new deployment; in-flight ones finish unless `deadline` aborts first. */
+  async stopLeading(deadline: AbortSignal): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
     if (this.driftTimer) clearInterval(this.driftTimer);
-    await this.fleet?.stop();
+    this.driftTimer = undefined;
+    this.staleRender = this.bus.getState('render.validated');
+    const fleet = this.fleet;
+    this.fleet = undefined;
+    await fleet?.stop(deadline);
+  }
+
+  /** Shutdown without a LeaderModule stop first: in-flight deployments get 5 s to finish. */
+  async onModuleDestroy(): Promise<void> {
+    await this.stopLeading(AbortSignal.timeout(5_000));
   }
 
   /** Per-pod state for /debug/pods. */
@@ -105,7 +122,7 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     const pods = bus.getState('haproxy.pods');
     const render = bus.getState('render.validated');
     if (creds) this.fleet.setCredentials(creds);
-    if (render) this.fleet.setRender(render);
+    if (render && render !== this.staleRender) this.fleet.setRender(render);
     if (pods) this.fleet.setPods(pods);
     if (this.driftTimer) clearInterval(this.driftTimer);
     this.driftTimer = setInterval(

@@ -3,6 +3,7 @@ import type { HapticFacts, HapticStates } from './topics.js';
 
 export * from './topics.js';
 export * from './ports.js';
+export * from './leadership.js';
 export * from './tokens.js';
 export * from './kube-ports.js';
 

@@ -1,4 +1,5 @@
 import type { FieldProblem, TemplateConfig } from '#core';
+import type { LeaderStatus } from './leadership.js';
 import type { ValidatedRender } from './ports.js';
 
 /** One object a watch saw change. */
@@ -80,12 +81,8 @@ export interface HapticStates {
   'render.rendered': ValidatedRender;
   /** The newest render that passed validation: the deployer deploys only this (latest wins). */
   'render.validated': ValidatedRender;
-  /** Whether this replica leads. */
-  'leader.status': {
-    readonly isLeader: boolean;
-    readonly identity: string;
-    readonly holder?: string;
-  };
+  /** Whether this replica leads (set only by the LeaderModule). */
+  'leader.status': LeaderStatus;
 }
 
 export type HapticFactTopic = keyof HapticFacts;

@@ -6,6 +6,7 @@ import type { HapticBus } from '#events';
 import { published } from '#testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { snapshotOf } from '#index';
+import { RenderListener } from './render.listener.js';
 import { RenderModule } from './render.module.js';
 
 const config = (() => {
@@ -41,10 +42,12 @@ describe('RenderListener', () => {
     await moduleRef.init();
     return moduleRef.get<HapticBus>(EVENT_BUS);
   }
+  /** What the LeaderModule does when this replica gains leadership. */
+  const lead = () => moduleRef!.get(RenderListener).startLeading();
 
   it('renders on each trigger while leading (not on a config alone), and publishes the outcome', async () => {
     const bus = await start([ingress('a', 'web', 'web.example.com')]);
-    bus.setState('leader.status', { isLeader: true, identity: 'me' });
+    await lead();
     bus.setState('config.current', config);
     await bus.idle();
     expect(published(bus, 'render.completed')).toHaveLength(0); // the reconcile loop triggers
@@ -59,9 +62,8 @@ describe('RenderListener', () => {
     expect(published(bus, 'render.completed')).toHaveLength(2);
   });
 
-  it('does not render on a standby replica', async () => {
+  it('does not render on a standby replica (leader-only work never started)', async () => {
     const bus = await start([]);
-    bus.setState('leader.status', { isLeader: false, identity: 'me' });
     bus.setState('config.current', config);
     await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
     await bus.idle();
@@ -71,7 +73,7 @@ describe('RenderListener', () => {
 
   it('publishes one object.quarantined per object left out, then the render', async () => {
     const bus = await start([ingress('a', 'ok', 'ok.example.com'), ingress('b', 'bad', 'x\ny')]);
-    bus.setState('leader.status', { isLeader: true, identity: 'me' });
+    await lead();
     bus.setState('config.current', config);
     await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
     await bus.idle();
@@ -81,9 +83,25 @@ describe('RenderListener', () => {
     expect(published(bus, 'render.completed')).toHaveLength(1);
   });
 
+  it('renders at once from the current index when leadership is gained after sync, and stops with it', async () => {
+    const bus = await start([ingress('a', 'web', 'web.example.com')]);
+    bus.setState('config.current', config);
+    await bus.publish('index.synced', { watched: ['ingresses'] });
+    await bus.publish('reconcile.triggered', { reason: 'before leading', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(0);
+    await lead();
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(1); // no replay: one render of now
+    await moduleRef!.get(RenderListener).stopLeading();
+    await bus.publish('reconcile.triggered', { reason: 'after leading', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(1);
+  });
+
   it('reports a config whose templates do not compile', async () => {
     const bus = await start([]);
-    bus.setState('leader.status', { isLeader: true, identity: 'me' });
+    await lead();
     const spec = { ...config.spec, haproxyConfig: { template: '{{ x | nope }}' } };
     bus.setState('config.current', { ...config, spec });
     await bus.idle();

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs
 import { performance } from 'node:perf_hooks';
 import type { TemplateConfig } from '#core';
 import { EVENT_BUS } from '#bus';
-import type { HaproxyPod, HapticBus } from '#events';
+import type { HaproxyPod, HapticBus, LeaderElectionRunnable } from '#events';
 import { formatProblem } from './lib/problems.js';
 import type { PreviousDeployment, RenderResult, RenderSnapshot } from './lib/types.js';
 import { RenderService } from './render.service.js';
@@ -19,14 +19,17 @@ export interface RenderSnapshotSource {
 export const RENDER_SNAPSHOT_SOURCE = Symbol.for('haptic.RenderSnapshotSource');
 
 /**
- * The bus adapter: compiles each accepted config, renders on every reconcile trigger while this
- * replica leads, and publishes the result (render.rendered state, render.completed/failed facts,
- * one object.quarantined fact per object left out).
+ * The bus adapter: compiles each accepted config (every replica: webhook dry-runs need it),
+ * renders on every reconcile trigger while it runs as leader-only work (LeaderElectionRunnable),
+ * and publishes the result (render.rendered state, render.completed/failed facts, one
+ * object.quarantined fact per object left out).
  */
 @Injectable()
-export class RenderListener implements OnModuleInit {
+export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
   private readonly logger = new Logger('RenderListener');
-  private leader = false;
+  /** The reconcile.triggered subscription while leading. */
+  private leading: (() => void) | undefined;
+  private indexSynced = false;
   private pods: readonly HaproxyPod[] = [];
   private previous: PreviousDeployment | undefined;
   private configGeneration = 0;
@@ -40,11 +43,33 @@ export class RenderListener implements OnModuleInit {
 
   onModuleInit(): void {
     const name = { name: 'render' };
-    this.bus.subscribeState('leader.status', (e) => void (this.leader = e.payload.isLeader), name);
+    this.bus.subscribe('index.synced', () => void (this.indexSynced = true), name);
     this.bus.subscribeState('haproxy.pods', (e) => void (this.pods = e.payload), name);
     this.bus.subscribeState('render.validated', (e) => this.rememberDeployed(e.payload), name);
     this.bus.subscribeState('config.current', (e) => this.onConfig(e.payload), name);
-    this.bus.subscribe('reconcile.triggered', () => this.renderNow(), name);
+  }
+
+  needLeaderElection(): boolean {
+    return true;
+  }
+
+  /**
+   * Leadership gained: render on every trigger, and once now from the current index (no replay of
+   * missed triggers: the render reads the whole index). Before the index has synced, the first
+   * trigger (sent once it has) starts the work, so a half-listed world is never rendered.
+   */
+  async startLeading(): Promise<void> {
+    this.leading ??= this.bus.subscribe('reconcile.triggered', () => this.renderNow(), {
+      name: 'render',
+    });
+    if (this.indexSynced) await this.renderNow();
+  }
+
+  /** Leadership ends: no render starts any more (one under way only sets a state). */
+  stopLeading(): Promise<void> {
+    this.leading?.();
+    this.leading = undefined;
+    return Promise.resolve();
   }
 
   private rememberDeployed(v: { outputs: { haproxyConfig: string; maps: object } }): void {
@@ -75,9 +100,8 @@ export class RenderListener implements OnModuleInit {
     return true;
   }
 
-  /** Renders the current snapshot (leader only) and publishes the outcome. */
+  /** Renders the current snapshot and publishes the outcome. */
   async renderNow(): Promise<void> {
-    if (!this.leader) return;
     // The trigger may be handled before the config.current handler: compile the config in force.
     const config = this.bus.getState('config.current');
     if (!config || !(await this.compileFor(config)) || !this.service.ready) return;
@@ -90,7 +114,7 @@ export class RenderListener implements OnModuleInit {
     const started = performance.now();
     const snapshot = await this.source.snapshot();
     const result = this.service.render(snapshot, {
-      controller: { haproxy_pods: this.pods, is_leader: this.leader },
+      controller: { haproxy_pods: this.pods, is_leader: this.leading !== undefined },
       ...(this.previous ? { previous: this.previous } : {}),
     });
     await this.publish(result, performance.now() - started);

@@ -35,7 +35,7 @@ describe('ValidationListener', () => {
       new ValidationService({ haproxyBin: '/bin/true' }),
       duration([registry]),
     );
-    listener.onModuleInit();
+    listener.startLeading(); // what the LeaderModule does on gaining leadership
     bus.setState('config.current', config);
     bus.setState('render.rendered', render('good', 'global\n  daemon\n'));
     await bus.idle();
@@ -58,6 +58,35 @@ describe('ValidationListener', () => {
     bus.close();
   });
 
+  it('validates only while leading, and not a render left over from an earlier term', async () => {
+    const bus = await createTestBus();
+    const listener = new ValidationListener(
+      bus,
+      new ValidationService({ haproxyBin: '/bin/true' }),
+      duration([new Registry()]),
+    );
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', render('standby', 'global\n'));
+    await bus.idle();
+    expect(bus.getState('render.validated')).toBeUndefined(); // never started: a standby
+    listener.startLeading();
+    await bus.idle();
+    expect(bus.getState('render.validated')?.hash).toBe('standby');
+    await listener.stopLeading();
+    bus.setState('render.rendered', render('old-term', 'global\n'));
+    await bus.idle();
+    expect(bus.getState('render.validated')?.hash).toBe('standby');
+    await listener.stopLeading();
+    listener.startLeading(); // leadership again: old-term is what this replica left behind
+    await bus.idle();
+    expect(bus.getState('render.validated')?.hash).toBe('standby');
+    bus.setState('render.rendered', render('new-term', 'global\n'));
+    await bus.idle();
+    expect(bus.getState('render.validated')?.hash).toBe('new-term');
+    listener.onModuleDestroy();
+    bus.close();
+  });
+
   it('fails a render that arrives before any configuration', async () => {
     const bus = await createTestBus();
     const listener = new ValidationListener(
@@ -65,7 +94,7 @@ describe('ValidationListener', () => {
       new ValidationService({ haproxyBin: '/bin/true' }),
       duration([]),
     );
-    listener.onModuleInit();
+    listener.startLeading(); // what the LeaderModule does on gaining leadership
     bus.setState('render.rendered', render('early', 'global\n'));
     await bus.idle();
     expect(published(bus, 'validation.failed').map((e) => e.payload.reason)).toEqual([

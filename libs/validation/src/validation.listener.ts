@@ -1,14 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Histogram } from 'prom-client';
 import { EVENT_BUS } from '#bus';
-import type { HapticBus, ValidatedRender } from '#events';
+import type { HapticBus, LeaderElectionRunnable, ValidatedRender } from '#events';
 import { formatProblem } from './lib/problems.js';
 import { VALIDATION_DURATION } from './validation.metrics.js';
 import { ValidationService } from './validation.service.js';
@@ -16,12 +10,15 @@ import { ValidationService } from './validation.service.js';
 /**
  * render.rendered (latest wins) → validate with the config in force → on success set
  * render.validated and publish validation.completed; otherwise publish validation.failed (the
- * last validated render stays in place).
+ * last validated render stays in place). Leader-only work (LeaderElectionRunnable): webhook
+ * dry-runs use ValidationService directly, on every replica.
  */
 @Injectable()
-export class ValidationListener implements OnModuleInit, OnModuleDestroy {
+export class ValidationListener implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('Validation');
   private readonly unsubscribe: (() => void)[] = [];
+  /** The render in force when the last term ended: the next term validates only newer ones. */
+  private staleRender: ValidatedRender | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -29,12 +26,26 @@ export class ValidationListener implements OnModuleInit, OnModuleDestroy {
     @InjectMetric(VALIDATION_DURATION.name) private readonly duration: Histogram<'result'>,
   ) {}
 
-  onModuleInit(): void {
+  needLeaderElection(): boolean {
+    return true;
+  }
+
+  /** Leadership gained: validate each new render (one left from an earlier term is not current). */
+  startLeading(): void {
     this.unsubscribe.push(
-      this.bus.subscribeState('render.rendered', (e) => this.validate(e.payload), {
-        name: 'validation',
-      }),
+      this.bus.subscribeState(
+        'render.rendered',
+        (e) => (e.payload === this.staleRender ? undefined : this.validate(e.payload)),
+        { name: 'validation' },
+      ),
     );
+  }
+
+  /** Leadership ends: validate nothing more (a validation under way only sets a state). */
+  stopLeading(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    this.staleRender = this.bus.getState('render.rendered');
+    return Promise.resolve();
   }
 
   onModuleDestroy(): void {

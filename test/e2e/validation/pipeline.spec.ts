@@ -3,9 +3,9 @@ import { BusModule, EVENT_BUS } from '#bus';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
 import type { HapticBus, HapticFacts } from '#events';
 import { snapshotOf } from '#index';
-import { RenderModule } from '#render';
+import { RenderListener, RenderModule } from '#render';
 import { describeForMajors } from '#testing';
-import { ValidationModule } from '#validation';
+import { ValidationListener, ValidationModule } from '#validation';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 
 function config(globalExtra: string, generation: number): TemplateConfig {
@@ -92,7 +92,9 @@ describeForMajors(['2.6', '3.0'], 'render → validate pipeline', (haproxy) => {
     }).compile();
     await ref.init();
     bus = ref.get<HapticBus>(EVENT_BUS);
-    bus.setState('leader.status', { isLeader: true, identity: 'test' });
+    // this replica leads: start the leader-only work as the LeaderModule would
+    await ref.get(RenderListener).startLeading();
+    ref.get(ValidationListener).startLeading();
   });
   afterEach(async () => ref.close());
 

@@ -1,17 +1,9 @@
-import {
-  Global,
-  Inject,
-  Injectable,
-  Module,
-  type DynamicModule,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { KubeConfig } from '@kubernetes/client-node';
-import { EVENT_BUS } from '#bus';
-import type { HapticBus } from '#events';
 import { DataplaneModule } from '#dataplane';
 import { resolveHaproxyBinary } from '#haproxy-bin';
 import { IndexModule, ResourceIndex } from '#index';
+import { LeaderModule } from '#leader';
 import { ReconcileModule } from '#reconcile';
 import { RENDER_SNAPSHOT_SOURCE, RenderModule, type RenderSnapshotSource } from '#render';
 import { ValidationModule } from '#validation';
@@ -19,23 +11,10 @@ import { WatchModule } from '#watch';
 import { startController, type RunningController } from './controller-app.js';
 import type { RunOptions } from './run-options.js';
 
-/**
- * Stand-in for leader election until LeaderModule lands: this replica leads (run one replica).
- * It is the only place that sets leader.status.
- */
-@Injectable()
-class SoleLeader implements OnModuleInit {
-  constructor(@Inject(EVENT_BUS) private readonly bus: HapticBus) {}
-  onModuleInit(): void {
-    this.bus.setState('leader.status', { isLeader: true, identity: 'sole-replica' });
-  }
-}
-
 /** Glue between modules that must not know each other: render reads the index's snapshots. */
 @Global()
 @Module({
   providers: [
-    SoleLeader,
     {
       provide: RENDER_SNAPSHOT_SOURCE,
       inject: [ResourceIndex],
@@ -57,11 +36,19 @@ function kubeConfig(options: RunOptions): KubeConfig {
 
 /** The feature modules of `haptic run`, in the order their data flows. */
 export function controllerFeatures(options: RunOptions): DynamicModule['imports'] {
+  const kc = kubeConfig(options);
   return [
     IndexModule.forRoot(),
     WatchModule.forRoot({
-      kubeConfig: kubeConfig(options),
+      kubeConfig: kc,
       config: { namespace: options.namespace, name: options.configName },
+    }),
+    // every replica campaigns; render, validation and deploy run only on the leader
+    LeaderModule.forRoot({
+      kubeConfig: kc,
+      identity: options.identity,
+      namespace: options.namespace,
+      defaultLeaseName: options.configName,
     }),
     ReconcileModule,
     GlueModule,

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+
 /** How `haptic run` is configured: flags first, then HAPTIC_* environment variables, then defaults. */
 export interface RunOptions {
   /** kubeconfig file; in-cluster service account when unset. */
@@ -49,6 +51,8 @@ export function resolveRunOptions(flags: Raw, env: NodeJS.ProcessEnv = process.e
     metricsPort: port('--metrics-port', pick('metricsPort', 'HAPTIC_METRICS_PORT') ?? '9090'),
     logLevel: level as RunOptions['logLevel'],
     logLevelFixed: fixedLevel !== undefined,
-    identity: pick('identity', 'HAPTIC_IDENTITY') ?? env['POD_NAME'] ?? `haptic-${process.pid}`,
+    // the pod name in a cluster; elsewhere host and pid, so two local replicas never share one
+    identity:
+      pick('identity', 'HAPTIC_IDENTITY') ?? env['POD_NAME'] ?? `${hostname()}_${process.pid}`,
   };
 }

@@ -18,3 +18,13 @@ export const systemClock: Clock = {
   },
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
+
+/**
+ * A monotonic clock (performance.now(): never jumps with wall-clock changes). Durations that
+ * decide safety, such as lease expiry, are measured on it.
+ */
+export const monotonicClock: Clock = {
+  now: () => performance.now(),
+  setTimeout: systemClock.setTimeout,
+  clearTimeout: systemClock.clearTimeout,
+};

@@ -14,6 +14,8 @@ export interface DataplaneEndpoint {
   /** Sent as User-Agent so the API's request log tells who changed what. */
   readonly identity?: string;
   readonly timeoutMs?: number;
+  /** Aborts every request of this client (a deployment abandoned when leadership ends). */
+  readonly signal?: AbortSignal;
 }
 
 /** Storage kinds of the Dataplane API (files kept on the HAProxy side). */
@@ -51,6 +53,7 @@ export class DataplaneClient {
       timeout: { request: endpoint.timeoutMs ?? 30_000 },
       retry: { limit: 0 },
       throwHttpErrors: true,
+      ...(endpoint.signal ? { signal: endpoint.signal } : {}),
     });
   }
 

@@ -58,6 +58,13 @@ export class Fleet {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private stopped = false;
+  /** Aborted by stop(): wakes loops waiting out an interval or a backoff. */
+  private readonly stopping = new AbortController();
+  /** Aborted when in-flight deployments must be abandoned (their requests are cancelled). */
+  private readonly abandon = new AbortController();
+  private readonly stoppedSignal = new Promise<void>((resolve) =>
+    this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 
   constructor(private readonly opts: FleetOptions) {}
 
@@ -112,9 +119,18 @@ export class Fleet {
     }));
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Starts no new deployment; deployments in flight finish, unless `deadline` aborts first: then
+   * their requests are cancelled and nothing more is written. Resolves when none runs.
+   */
+  async stop(deadline?: AbortSignal): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
+    const abandon = () => this.abandon.abort(deadline?.reason);
+    if (deadline?.aborted) abandon();
+    else deadline?.addEventListener('abort', abandon, { once: true });
     await Promise.all([...this.pods.values()].map((s) => s.running ?? Promise.resolve()));
+    deadline?.removeEventListener('abort', abandon);
   }
 
   private kickAll(): void {
@@ -155,9 +171,13 @@ export class Fleet {
       // after failures, back off exponentially (1 s, 2 s, ... 30 s) instead of hammering the pod
       const backoff = s.failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (s.failures - 1));
       const wait = s.lastDeployAt + Math.max(this.opts.minDeploymentIntervalMs, backoff) - now();
-      if (wait > 0) await sleep(wait);
+      if (wait > 0) await Promise.race([sleep(wait), this.stoppedSignal]);
       if (this.stopped || !this.needsWork(s)) return;
       await this.slot();
+      if (this.stopped) {
+        this.release();
+        return;
+      }
       try {
         await this.deployOnce(s, this.render!, this.credentials!);
       } finally {
@@ -179,6 +199,7 @@ export class Fleet {
       password: creds.password,
       identity: this.opts.identity,
       timeoutMs: this.opts.timeoutMs,
+      signal: this.abandon.signal,
     };
     const deploy =
       this.opts.deploy ??

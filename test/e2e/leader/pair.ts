@@ -1,0 +1,399 @@
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHttpEcho, type RunningEcho } from '#echo';
+import { KubeSim, type KubeObject } from '#kube-sim';
+import { cliCommand, parseMasterShowProc } from '#testing';
+import {
+  startAgent,
+  type RunningAgent,
+  type RequestLogEntry,
+} from '../../../apps/agent/src/index.js';
+import {
+  eventually,
+  freePort,
+  getWithHost,
+  haptic,
+  root,
+  type HapticProcess,
+} from '../controller/support.js';
+
+/** Short lease timings for the tests (production defaults are 15s/10s/2s). */
+export const LEASE = { leaseDuration: 4, renewDeadline: 3, retryPeriod: 0.5 } as const;
+
+const HAPROXY_CFG = `global
+  log stdout format raw local0 err
+defaults
+  mode http
+  option idle-close-on-response
+  timeout connect 2s
+  timeout client 10s
+  timeout server 10s
+frontend http
+  bind "\${POD_IP}:{{ extra.http_port }}"
+  use_backend %[req.hdr(host),field(1,:),lower,map({{ "hosts.map" | map_path }},be_default)]
+backend be_default
+  http-request return status 404 content-type text/plain string "no route"
+backend be_web
+  server echo {{ extra.echo }}
+`;
+const HOSTS_MAP = `{%- for ing in resources.ingresses %}{% for rule in ing.spec.rules %}
+{{ rule.host }} be_web
+{%- endfor %}{% endfor %}
+`;
+
+/** Whether `port` can be bound on `address` right now. */
+function freeOn(address: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, address, () => s.close(() => resolve(true)));
+  });
+}
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** One Lease write as the test's watch saw it. */
+export interface LeaseEvent {
+  readonly seenAt: number;
+  readonly resourceVersion: string;
+  readonly holder: string;
+  readonly leaseDurationSeconds: number;
+  readonly acquireTime: string;
+  readonly renewTime: string;
+  readonly transitions: number;
+}
+
+/** A `haptic run` replica with its own kube-sim token (so a fault can target it). */
+export interface Replica {
+  readonly name: string;
+  readonly token: string;
+  readonly proc: HapticProcess;
+  healthPort(): Promise<number>;
+  leaderStatus(): Promise<{ isLeader: boolean; holder?: string; identity: string }>;
+}
+
+/** kube-sim, two agents with real HAProxy, an echo backend, and `haptic run` replicas. */
+export class LeaderBed {
+  readonly leases: LeaseEvent[] = [];
+  readonly replicas: Replica[] = [];
+  private watchAbort = new AbortController();
+  private counter = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly sim: KubeSim,
+    readonly agents: readonly RunningAgent[],
+    readonly echo: RunningEcho,
+    readonly httpPort: number,
+  ) {}
+
+  static async start(haproxyBin: string): Promise<LeaderBed> {
+    const dir = mkdtempSync(join(tmpdir(), 'haptic-leader-'));
+    writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
+    const sim = await KubeSim.start({
+      port: 0,
+      manifests: [join(root, 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+    });
+    const echo = await startHttpEcho({
+      mode: 'http',
+      address: '127.0.0.83',
+      httpPort: 0,
+      httpsPort: 0,
+      context: { namespace: 'apps', ingress: '', service: 'web', pod: 'web-0' },
+    });
+    const addresses = ['127.0.0.81', '127.0.0.82'];
+    // the config names one Dataplane port for every pod: both agents listen on the same port
+    const agents: RunningAgent[] = [];
+    let port = 0;
+    for (const [i, address] of addresses.entries()) {
+      const agent = await startAgent({
+        configDir: join(dir, `haproxy-${i}`),
+        port,
+        address,
+        credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
+        reloadDelayMs: 20,
+        haproxyBin,
+      });
+      port = agent.port;
+      agents.push(agent);
+    }
+    let httpPort = await freePort(addresses[0]!);
+    while (!(await freeOn(addresses[1]!, httpPort))) httpPort = await freePort(addresses[0]!);
+    const bed = new LeaderBed(dir, sim, agents, echo, httpPort);
+    await bed.seed();
+    bed.watchLeases();
+    return bed;
+  }
+
+  private async seed(): Promise<void> {
+    const put = (o: Record<string, unknown>) => this.sim.apply(o as unknown as KubeObject);
+    for (const name of ['haptic', 'apps'])
+      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    await put({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'haptic', name: 'dp-creds' },
+      data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
+    });
+    for (const [i, agent] of this.agents.entries()) {
+      const name = `haproxy-${i}`;
+      await put({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { namespace: 'haptic', name, labels: { app: 'haproxy' } },
+        spec: {
+          containers: [
+            {
+              name: 'dataplane',
+              image: 'haptic',
+              ports: [{ name: 'dataplane', containerPort: agent.port }],
+            },
+          ],
+        },
+      });
+      const path = `/api/v1/namespaces/haptic/pods/${name}`;
+      const current = (await (await fetch(this.sim.url + path)).json()) as KubeObject;
+      const status = {
+        phase: 'Running',
+        podIP: agent.address,
+        containerStatuses: [{ name: 'dataplane', ready: true }],
+      };
+      const res = await fetch(`${this.sim.url}${path}/status`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...current, status }),
+      });
+      if (res.status !== 200) throw new Error(`pod status: HTTP ${res.status}`);
+    }
+    await put({
+      apiVersion: 'haproxy-haptic.org/v1alpha1',
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'haptic', name: 'haptic' },
+      spec: {
+        credentialsSecretRef: { name: 'dp-creds' },
+        podSelector: { matchLabels: { app: 'haproxy' } },
+        controller: {
+          leaderElection: {
+            leaseDuration: `${LEASE.leaseDuration}s`,
+            renewDeadline: `${LEASE.renewDeadline}s`,
+            retryPeriod: `${LEASE.retryPeriod * 1000}ms`,
+          },
+          reconcile: { debounce: '20ms', maxDelay: '200ms' },
+        },
+        dataplane: {
+          port: this.agents[0]!.port,
+          minDeploymentInterval: '50ms',
+          mapsDir: 'maps',
+          sslCertsDir: 'ssl',
+          generalStorageDir: 'general',
+        },
+        templatingSettings: {
+          extraContext: {
+            http_port: this.httpPort,
+            echo: `127.0.0.83:${this.echo.listeners[0]!.port}`,
+          },
+        },
+        watchedResources: {
+          ingresses: {
+            apiVersion: 'networking.k8s.io/v1',
+            resources: 'ingresses',
+            indexBy: ['metadata.namespace', 'metadata.name'],
+          },
+        },
+        maps: { 'hosts.map': { template: HOSTS_MAP } },
+        haproxyConfig: { template: HAPROXY_CFG },
+      },
+    });
+  }
+
+  /** Records every write of the Lease, as a watch from the test sees it. */
+  private watchLeases(): void {
+    const url = `${this.sim.url}/apis/coordination.k8s.io/v1/namespaces/haptic/leases?watch=true`;
+    const run = async () => {
+      const res = await fetch(url, { signal: this.watchAbort.signal });
+      const decoder = new TextDecoder();
+      let buf = '';
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buf += decoder.decode(chunk, { stream: true });
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          const ev = JSON.parse(line) as {
+            type: string;
+            object: KubeObject & {
+              spec?: {
+                holderIdentity?: string;
+                leaseDurationSeconds?: number;
+                acquireTime?: string;
+                renewTime?: string;
+                leaseTransitions?: number;
+              };
+            };
+          };
+          if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') continue;
+          const spec = ev.object.spec ?? {};
+          this.leases.push({
+            seenAt: Date.now(),
+            resourceVersion: String(ev.object.metadata.resourceVersion),
+            holder: spec.holderIdentity ?? '',
+            leaseDurationSeconds: spec.leaseDurationSeconds ?? 0,
+            acquireTime: spec.acquireTime ?? '',
+            renewTime: spec.renewTime ?? '',
+            transitions: spec.leaseTransitions ?? 0,
+          });
+        }
+      }
+    };
+    run().catch(() => undefined);
+  }
+
+  /** Starts a replica under a new name with its own token. */
+  async startReplica(): Promise<Replica> {
+    const name = `ctl-${++this.counter}`;
+    const token = `token-${name}`;
+    const client = await this.sim.addClient(token);
+    const proc = haptic([
+      'run',
+      '--kubeconfig',
+      client.kubeconfigPath,
+      '-n',
+      'haptic',
+      '-c',
+      'haptic',
+      '--address',
+      '127.0.0.1',
+      '--health-port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--log-level',
+      'warn',
+      '--identity',
+      name,
+    ]);
+    const healthPort = () =>
+      eventually(
+        `${name} to print its ports`,
+        () => {
+          const m = /"healthPort":(\d+)/.exec(proc.output());
+          return m ? Number(m[1]) : undefined;
+        },
+        60_000,
+      );
+    const replica: Replica = {
+      name,
+      token,
+      proc,
+      healthPort,
+      leaderStatus: async () =>
+        (await (await fetch(`http://127.0.0.1:${await healthPort()}/debug/leader`)).json()) as {
+          isLeader: boolean;
+          holder?: string;
+          identity: string;
+        },
+    };
+    this.replicas.push(replica);
+    return replica;
+  }
+
+  /** Waits until the Lease names `name` as holder. */
+  async holderIs(name: string, timeoutMs = 60_000): Promise<LeaseEvent> {
+    return eventually(
+      `${name} to hold the Lease`,
+      () =>
+        this.leases.find(
+          (l, i) => l.holder === name && this.leases.slice(i).every((x) => x.holder === name),
+        ),
+      timeoutMs,
+    );
+  }
+
+  /** Writes (anything but GET) to each agent by a client, oldest first, with the agent index. */
+  writes(client?: string): (RequestLogEntry & { agent: number; at: number })[] {
+    return this.agents
+      .flatMap((a, agent) =>
+        a.requests.list().map((e) => ({ ...e, agent, at: Date.parse(e.time) })),
+      )
+      .filter((e) => e.method !== 'GET' && (client === undefined || e.client === client))
+      .sort((x, y) => x.at - y.at);
+  }
+
+  /** Requests of any method by a client. */
+  requests(client: string): (RequestLogEntry & { agent: number })[] {
+    return this.agents.flatMap((a, agent) =>
+      a.requests
+        .list()
+        .filter((e) => e.client === client)
+        .map((e) => ({ ...e, agent })),
+    );
+  }
+
+  /** HAProxy reloads so far, per agent, from the master CLI's `show proc`. */
+  async reloads(): Promise<number[]> {
+    return Promise.all(
+      this.agents.map(async (a) => {
+        const table = parseMasterShowProc(
+          await cliCommand(join(a.configDir, 'run', 'master.sock'), 'show proc'),
+        );
+        return table.master.reloads;
+      }),
+    );
+  }
+
+  /** Adds an Ingress routing `host`. */
+  async addHost(host: string): Promise<void> {
+    await this.sim.apply({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { namespace: 'apps', name: host.split('.')[0]! },
+      spec: {
+        rules: [
+          {
+            host,
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'web', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+  }
+
+  /** Waits until both HAProxy pods route `host`. */
+  async served(host: string, timeoutMs = 60_000): Promise<void> {
+    for (const a of this.agents)
+      await eventually(
+        `${a.address} to route ${host}`,
+        async () => {
+          const r = await getWithHost(a.address, this.httpPort, host);
+          return r.status === 200 ? true : undefined;
+        },
+        timeoutMs,
+      );
+  }
+
+  async stop(): Promise<void> {
+    this.watchAbort.abort();
+    for (const r of this.replicas)
+      if (r.proc.child.exitCode === null && r.proc.child.signalCode === null) {
+        r.proc.child.kill('SIGKILL');
+        await r.proc.exited;
+      }
+    for (const a of this.agents) await a.close();
+    await this.echo.close();
+    await this.sim.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Milliseconds since the epoch of a Kubernetes MicroTime text. */
+export const ms = (microTime: string): number => Date.parse(microTime);
