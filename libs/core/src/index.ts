@@ -12,3 +12,5 @@ export * from './lib/config/spec-templates.js';
 export * from './lib/config/parse.js';
 export * from './lib/clock.js';
 export * from './lib/reconcile-scheduler.js';
+export { templateConfigCrd, classSchema, type CrdSchema } from './lib/config/crd.js';
+export { crdYaml } from './lib/config/crd-yaml.js';

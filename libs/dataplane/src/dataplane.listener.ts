@@ -2,14 +2,21 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Gauge, Histogram } from 'prom-client';
 import { EVENT_BUS } from '#bus';
 import { durationMs } from '#core';
-import { METRICS_REGISTRY, type HapticBus } from '#events';
+import type { HapticBus } from '#events';
+import {
+  DEPLOYMENT_DURATION,
+  DEPLOYMENTS_TOTAL,
+  forgetPod,
+  LAST_SUCCESS,
+  RELOADS_TOTAL,
+} from './dataplane.metrics.js';
 import { Fleet, type PodDeployResult } from './lib/fleet.js';
 
 export const DATAPLANE_OPTIONS = Symbol.for('haptic.DataplaneOptions');
@@ -17,44 +24,6 @@ export const DATAPLANE_OPTIONS = Symbol.for('haptic.DataplaneOptions');
 export interface DataplaneModuleOptions {
   /** Sent to the Dataplane API (User-Agent) so its request log names this replica. */
   readonly identity: string;
-}
-
-interface Metrics {
-  readonly deployments: Counter<'pod' | 'result'>;
-  readonly duration: Histogram<'pod'>;
-  readonly reloads: Counter<'pod' | 'reason'>;
-  readonly lastSuccess: Gauge<'pod'>;
-}
-
-function metrics(registry: Registry): Metrics {
-  const registers = [registry];
-  return {
-    deployments: new Counter({
-      name: 'haptic_deployments_total',
-      help: 'Deployments to HAProxy pods, by result.',
-      labelNames: ['pod', 'result'],
-      registers,
-    }),
-    duration: new Histogram({
-      name: 'haptic_deployment_duration_seconds',
-      help: 'Time to deploy to one pod.',
-      labelNames: ['pod'],
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
-      registers,
-    }),
-    reloads: new Counter({
-      name: 'haptic_reloads_total',
-      help: 'HAProxy reloads caused by deployments.',
-      labelNames: ['pod', 'reason'],
-      registers,
-    }),
-    lastSuccess: new Gauge({
-      name: 'haptic_last_successful_deployment_timestamp_seconds',
-      help: 'When a deployment to the pod last succeeded.',
-      labelNames: ['pod'],
-      registers,
-    }),
-  };
 }
 
 /**
@@ -66,17 +35,18 @@ function metrics(registry: Registry): Metrics {
 export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Dataplane');
   private readonly unsubscribe: (() => void)[] = [];
-  private readonly metrics: Metrics | undefined;
+  private readonly podsSeen = new Set<string>();
   private fleet: Fleet | undefined;
   private driftTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     @Inject(DATAPLANE_OPTIONS) private readonly options: DataplaneModuleOptions,
-    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
-  ) {
-    this.metrics = registry ? metrics(registry) : undefined;
-  }
+    @InjectMetric(DEPLOYMENTS_TOTAL.name) private readonly deployments: Counter<'pod' | 'result'>,
+    @InjectMetric(DEPLOYMENT_DURATION.name) private readonly duration: Histogram<'pod'>,
+    @InjectMetric(RELOADS_TOTAL.name) private readonly reloads: Counter<'pod' | 'reason'>,
+    @InjectMetric(LAST_SUCCESS.name) private readonly lastSuccess: Gauge<'pod'>,
+  ) {}
 
   onModuleInit(): void {
     this.unsubscribe.push(
@@ -86,9 +56,14 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
       this.bus.subscribeState('render.validated', (e) => this.fleet?.setRender(e.payload), {
         name: 'dataplane.render',
       }),
-      this.bus.subscribeState('haproxy.pods', (e) => this.fleet?.setPods(e.payload), {
-        name: 'dataplane.pods',
-      }),
+      this.bus.subscribeState(
+        'haproxy.pods',
+        (e) => {
+          this.fleet?.setPods(e.payload);
+          return this.forgetVanished(e.payload.map((p) => `${p.namespace}/${p.name}`));
+        },
+        { name: 'dataplane.pods' },
+      ),
       this.bus.subscribeState(
         'dataplane.credentials',
         (e) => this.fleet?.setCredentials(e.payload),
@@ -140,13 +115,23 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
     this.driftTimer.unref();
   }
 
+  /** Pods gone from discovery lose their series (no stale per-pod metrics). */
+  private async forgetVanished(current: readonly string[]): Promise<void> {
+    const now = new Set(current);
+    const gone = [...this.podsSeen].filter((p) => !now.has(p));
+    this.podsSeen.clear();
+    for (const p of now) this.podsSeen.add(p);
+    const perPod = [this.deployments, this.duration, this.reloads, this.lastSuccess];
+    for (const pod of gone) await forgetPod(perPod, pod);
+  }
+
   private async report(r: PodDeployResult): Promise<void> {
     const pod = `${r.pod.namespace}/${r.pod.name}`;
-    this.metrics?.duration.observe({ pod }, r.durationMs / 1000);
+    this.duration.observe({ pod }, r.durationMs / 1000);
     if (r.ok) {
-      this.metrics?.deployments.inc({ pod, result: r.outcome.changed ? 'applied' : 'unchanged' });
-      if (r.outcome.reloaded) this.metrics?.reloads.inc({ pod, reason: 'structural' });
-      this.metrics?.lastSuccess.set({ pod }, Date.now() / 1000);
+      this.deployments.inc({ pod, result: r.outcome.changed ? 'applied' : 'unchanged' });
+      if (r.outcome.reloaded) this.reloads.inc({ pod, reason: 'structural' });
+      this.lastSuccess.set({ pod }, Date.now() / 1000);
       await this.bus.publish('deploy.completed', {
         pod,
         hash: r.hash,
@@ -156,7 +141,7 @@ export class DataplaneListener implements OnModuleInit, OnModuleDestroy {
       });
       return;
     }
-    this.metrics?.deployments.inc({ pod, result: 'failed' });
+    this.deployments.inc({ pod, result: 'failed' });
     const reason = r.error instanceof Error ? r.error.message : String(r.error);
     this.logger.warn(`deployment of ${r.hash.slice(0, 12)} to ${pod} failed: ${reason}`);
     await this.bus.publish('deploy.failed', { pod, hash: r.hash, reason });

@@ -4,6 +4,7 @@ import {
   DataplaneListener,
   type DataplaneModuleOptions,
 } from './dataplane.listener.js';
+import { dataplaneMetrics } from './dataplane.metrics.js';
 
 /** DataplaneModule: deploys validated renders to every discovered HAProxy pod. Needs BusModule. */
 @Module({})
@@ -11,7 +12,11 @@ export class DataplaneModule {
   static forRoot(options: DataplaneModuleOptions): DynamicModule {
     return {
       module: DataplaneModule,
-      providers: [{ provide: DATAPLANE_OPTIONS, useValue: options }, DataplaneListener],
+      providers: [
+        { provide: DATAPLANE_OPTIONS, useValue: options },
+        DataplaneListener,
+        ...dataplaneMetrics,
+      ],
       exports: [DataplaneListener],
     };
   }

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { IndexListener } from './index.listener.js';
-import { IndexMetrics } from './index.metrics.js';
+import { indexMetrics } from './index.metrics.js';
 import { INDEX_OPTIONS, OBJECT_FETCH_PORT, RESOURCE_SINK } from './index.tokens.js';
 import type { CacheOptions } from './lib/cache.js';
 import { ResourceIndex } from './lib/resource-index.js';
@@ -40,7 +40,7 @@ export class IndexModule {
         },
         { provide: RESOURCE_SINK, useExisting: ResourceIndex },
         IndexListener,
-        IndexMetrics,
+        ...indexMetrics,
       ],
       exports: [ResourceIndex, RESOURCE_SINK],
     };

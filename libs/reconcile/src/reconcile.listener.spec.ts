@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseTemplateConfigText } from '#core';
 import { createTestBus, FakeClock, published } from '#testing';
+import { Counter } from 'prom-client';
 import { ReconcileListener } from './reconcile.listener.js';
+import { RECONCILE_TOTAL } from './reconcile.metrics.js';
 
 const config = () => {
   const r = parseTemplateConfigText(`
@@ -18,7 +20,11 @@ haproxyConfig: {template: "global\\n"}
 async function setup() {
   const bus = await createTestBus();
   const clock = new FakeClock(0);
-  const listener = new ReconcileListener(bus, clock);
+  const listener = new ReconcileListener(
+    bus,
+    clock,
+    new Counter({ ...RECONCILE_TOTAL, registers: [] }),
+  );
   listener.onModuleInit();
   const settle = async (ms = 0) => {
     await bus.idle();

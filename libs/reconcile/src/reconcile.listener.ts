@@ -6,7 +6,8 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { Counter, type Registry } from 'prom-client';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter } from 'prom-client';
 import { EVENT_BUS } from '#bus';
 import {
   durationMs,
@@ -15,7 +16,8 @@ import {
   type Clock,
   type TemplateConfig,
 } from '#core';
-import { METRICS_REGISTRY, type HapticBus } from '#events';
+import type { HapticBus } from '#events';
+import { RECONCILE_TOTAL } from './reconcile.metrics.js';
 
 /** DI token: the clock the scheduler uses (tests inject a fake one). */
 export const RECONCILE_CLOCK = Symbol.for('haptic.ReconcileClock');
@@ -33,22 +35,12 @@ export class ReconcileListener implements OnModuleInit, OnModuleDestroy {
   private scheduler: ReconcileScheduler | undefined;
   private synced = false;
   private timing = '';
-  private readonly triggers: Counter<'result'> | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     @Optional() @Inject(RECONCILE_CLOCK) private readonly clock: Clock = systemClock,
-    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
-  ) {
-    this.triggers = registry
-      ? new Counter({
-          name: 'haptic_reconcile_total',
-          help: 'Reconcile cycles started, and the triggers they coalesced.',
-          labelNames: ['result'],
-          registers: [registry],
-        })
-      : undefined;
-  }
+    @InjectMetric(RECONCILE_TOTAL.name) private readonly triggers: Counter<'result'>,
+  ) {}
 
   onModuleInit(): void {
     const name = { name: 'reconcile' };
@@ -94,8 +86,8 @@ export class ReconcileListener implements OnModuleInit, OnModuleDestroy {
         maxDelayMs: durationMs(maxDelay),
         clock: this.clock,
         run: async (batch) => {
-          this.triggers?.inc({ result: 'triggered' });
-          this.triggers?.inc({ result: 'coalesced' }, Math.max(0, batch.triggers - 1));
+          this.triggers.inc({ result: 'triggered' });
+          this.triggers.inc({ result: 'coalesced' }, Math.max(0, batch.triggers - 1));
           const reason =
             batch.reasons.length <= 3
               ? batch.reasons.join('; ')

@@ -10,6 +10,7 @@ import {
   RenderListener,
   type RenderSnapshotSource,
 } from './render.listener.js';
+import { renderMetrics } from './render.metrics.js';
 import { RENDER_CONTEXT_PROVIDERS, RenderService } from './render.service.js';
 
 /** Context providers built by the composition root from other modules' services. */
@@ -25,7 +26,7 @@ export interface RenderModuleAsyncOptions {
  * add template variables through the context-provider port, wired here by the composition root.
  */
 @Module({
-  providers: [RenderService, RenderListener],
+  providers: [RenderService, RenderListener, ...renderMetrics],
   exports: [RenderService],
 })
 export class RenderModule {
@@ -44,6 +45,7 @@ export class RenderModule {
         ...(source ? [{ provide: RENDER_SNAPSHOT_SOURCE, useValue: source }] : []),
         RenderService,
         RenderListener,
+        ...renderMetrics,
       ],
       exports: [RenderService],
     };
@@ -62,6 +64,7 @@ export class RenderModule {
         },
         RenderService,
         RenderListener,
+        ...renderMetrics,
       ],
       exports: [RenderService],
     };

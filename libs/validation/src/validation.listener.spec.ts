@@ -1,9 +1,10 @@
 import { parseTemplateConfigText } from '#core';
 import { createTestBus, published } from '#testing';
-import { Registry } from 'prom-client';
+import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { emptyOutputs } from './lib/outputs.js';
 import { ValidationListener } from './validation.listener.js';
+import { VALIDATION_DURATION } from './validation.metrics.js';
 import { ValidationService } from './validation.service.js';
 
 const parsed = parseTemplateConfigText(`
@@ -21,6 +22,9 @@ const render = (hash: string, cfg: string) => ({
   configGeneration: 1,
 });
 
+const duration = (registers: Registry[]) =>
+  new Histogram({ ...VALIDATION_DURATION, labelNames: ['result'], registers });
+
 describe('ValidationListener', () => {
   it('validates render.rendered and sets render.validated only for valid renders', async () => {
     const bus = await createTestBus();
@@ -29,7 +33,7 @@ describe('ValidationListener', () => {
     const listener = new ValidationListener(
       bus,
       new ValidationService({ haproxyBin: '/bin/true' }),
-      registry,
+      duration([registry]),
     );
     listener.onModuleInit();
     bus.setState('config.current', config);
@@ -59,6 +63,7 @@ describe('ValidationListener', () => {
     const listener = new ValidationListener(
       bus,
       new ValidationService({ haproxyBin: '/bin/true' }),
+      duration([]),
     );
     listener.onModuleInit();
     bus.setState('render.rendered', render('early', 'global\n'));

@@ -2,14 +2,15 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { Histogram, type Registry } from 'prom-client';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Histogram } from 'prom-client';
 import { EVENT_BUS } from '#bus';
-import { METRICS_REGISTRY, type HapticBus, type ValidatedRender } from '#events';
+import type { HapticBus, ValidatedRender } from '#events';
 import { formatProblem } from './lib/problems.js';
+import { VALIDATION_DURATION } from './validation.metrics.js';
 import { ValidationService } from './validation.service.js';
 
 /**
@@ -21,23 +22,12 @@ import { ValidationService } from './validation.service.js';
 export class ValidationListener implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Validation');
   private readonly unsubscribe: (() => void)[] = [];
-  private readonly duration: Histogram<'result'> | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     private readonly validation: ValidationService,
-    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
-  ) {
-    this.duration = registry
-      ? new Histogram({
-          name: 'haptic_validation_duration_seconds',
-          help: 'Time to validate one render (structural checks and haproxy -c), by result.',
-          labelNames: ['result'],
-          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
-          registers: [registry],
-        })
-      : undefined;
-  }
+    @InjectMetric(VALIDATION_DURATION.name) private readonly duration: Histogram<'result'>,
+  ) {}
 
   onModuleInit(): void {
     this.unsubscribe.push(
@@ -77,7 +67,7 @@ export class ValidationListener implements OnModuleInit, OnModuleDestroy {
         haproxy: { ran: false },
       }));
     const durationMs = performance.now() - started;
-    this.duration?.observe({ result: result.valid ? 'valid' : 'invalid' }, durationMs / 1000);
+    this.duration.observe({ result: result.valid ? 'valid' : 'invalid' }, durationMs / 1000);
     if (result.valid) {
       this.bus.setState('render.validated', render);
       await this.bus.publish('validation.completed', { hash: render.hash, durationMs });

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ValidationListener } from './validation.listener.js';
+import { validationMetrics } from './validation.metrics.js';
 import {
   VALIDATION_OPTIONS,
   ValidationService,
@@ -20,6 +21,7 @@ export class ValidationModule {
         { provide: VALIDATION_OPTIONS, useValue: options },
         ValidationService,
         ValidationListener,
+        ...validationMetrics,
       ],
       exports: [ValidationService],
     };

@@ -8,7 +8,7 @@ import type { ResourceSink } from './lib/ports.js';
 import { WATCH_DEFAULTS } from './lib/reflector.js';
 import { WatchManager } from './lib/watch-manager.js';
 import { busListeners, WatchListener } from './watch.listener.js';
-import { WatchMetrics } from './watch.metrics.js';
+import { watchMetrics } from './watch.metrics.js';
 import type { WatchModuleOptions } from './watch.module-options.js';
 import { KUBE_API, OBJECT_FETCH_PORT, RESOURCE_SINK, WATCH_OPTIONS } from './watch.tokens.js';
 
@@ -51,7 +51,7 @@ export class WatchModule {
         },
         { provide: OBJECT_FETCH_PORT, useExisting: WatchManager },
         WatchListener,
-        WatchMetrics,
+        ...watchMetrics,
       ],
       exports: [WatchManager, OBJECT_FETCH_PORT],
     };

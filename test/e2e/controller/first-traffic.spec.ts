@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { describeForMajors } from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import { DESIGN_METRICS, metricFamilies } from './metric-names.js';
 import { eventually, freePort, getWithHost, haptic, root, type HapticProcess } from './support.js';
 
 // A small map-routed configuration: Ingress hosts go to a host map, Services become backends whose
@@ -39,6 +41,12 @@ const HOSTS_MAP = `{%- for ing in resources.ingresses %}{% for rule in ing.spec.
 {%- endfor %}{% endfor %}{% endfor %}
 `;
 
+/** promtool from the project's tools when fetched there, else from PATH. */
+const promtool = () => {
+  const local = join(root, '.tools/bin/promtool');
+  return existsSync(local) ? local : 'promtool';
+};
+
 const HAPROXY_IP = '127.0.0.61';
 const ECHO_IP = '127.0.0.62';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -64,7 +72,7 @@ describeForMajors(
       writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
       sim = await KubeSim.start({
         port: 0,
-        manifests: [join(root, 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+        manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
       });
       echo = await startHttpEcho({
         mode: 'http',
@@ -261,6 +269,23 @@ describeForMajors(
         return res.status === 404 ? res : undefined;
       });
       expect(r.body).toBe('no route');
+    });
+
+    it('exposes the DESIGN.md §9 metrics on the metrics port only, and promtool accepts them', async () => {
+      const metrics = Number(/"metricsPort":(\d+)/.exec(controller.output())![1]);
+      const health = Number(/"healthPort":(\d+)/.exec(controller.output())![1]);
+      const body = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
+      const families = metricFamilies(body);
+      expect(DESIGN_METRICS.filter((m) => !families.has(m))).toEqual([]);
+      expect(body).toMatch(
+        /^haptic_deployments_total\{pod="haptic\/haproxy-0",result="applied"\} [1-9]/m,
+      );
+      const check = spawnSync(promtool(), ['check', 'metrics'], { input: body, encoding: 'utf8' });
+      expect({ status: check.status, output: check.stdout + check.stderr }).toEqual({
+        status: 0,
+        output: '',
+      });
+      expect((await fetch(`http://127.0.0.1:${health}/metrics`)).status).toBe(404);
     });
 
     it('shuts down cleanly on SIGTERM: exit 0, listeners closed, watches closed', async () => {

@@ -6,13 +6,13 @@ import { METRICS_REGISTRY, type HapticBus } from '#events';
 import { IndexModule, ResourceIndex } from '#index';
 import { KubeSim } from '#kube-sim';
 import { WatchModule } from '#watch';
-import { Registry } from 'prom-client';
+import { register, type Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converge, CRD, FAST } from './harness.js';
 
 @Global()
 @Module({
-  providers: [{ provide: METRICS_REGISTRY, useValue: new Registry() }],
+  providers: [{ provide: METRICS_REGISTRY, useValue: register }], // the registry the lib metric providers use
   exports: [METRICS_REGISTRY],
 })
 class TestMetricsModule {}

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DebugController } from './debug.controller.js';
+import { DeploymentLog } from './deployment-log.js';
+import { LivenessService } from './liveness.service.js';
 import { HealthController } from './health.controller.js';
 import { ReadinessService } from './readiness.service.js';
 
@@ -8,6 +10,6 @@ import { ReadinessService } from './readiness.service.js';
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController, DebugController],
-  providers: [ReadinessService],
+  providers: [ReadinessService, LivenessService, DeploymentLog],
 })
 export class ApiModule {}

@@ -1,33 +1,41 @@
-import { Controller, Get, Inject, NotFoundException } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Optional } from '@nestjs/common';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
-import { redactEvent, redactPem } from './redact.js';
+import { ResourceIndex } from '#index';
+import { DeploymentLog, reloadReason } from './deployment-log.js';
+import { redactDeep, redactEvent } from './redact.js';
 
-/** /debug: read-only JSON views of the controller's state, redacted. */
+const ENDPOINTS = [
+  '/debug/config',
+  '/debug/rendered',
+  '/debug/diff',
+  '/debug/pods',
+  '/debug/events',
+  '/debug/resources',
+  '/debug/leader',
+  '/debug/bus',
+] as const;
+
+/** /debug: read-only JSON views of the controller's state; every answer passes redactDeep. */
 @Controller('debug')
 export class DebugController {
-  constructor(@Inject(EVENT_BUS) private readonly bus: HapticBus) {}
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: HapticBus,
+    private readonly deployments: DeploymentLog,
+    @Optional() private readonly index?: ResourceIndex,
+  ) {}
 
   @Get()
-  index(): { endpoints: string[] } {
-    return {
-      endpoints: [
-        '/debug/config',
-        '/debug/rendered',
-        '/debug/pods',
-        '/debug/events',
-        '/debug/leader',
-        '/debug/bus',
-      ],
-    };
+  list(): { endpoints: readonly string[] } {
+    return { endpoints: ENDPOINTS };
   }
 
-  /** The configuration in force (a config holds no secrets: credentials live in their Secret). */
+  /** The configuration in force (credentials live in their Secret; keys are redacted anyway). */
   @Get('config')
   config(): unknown {
     const current = this.bus.getState('config.current');
     if (!current) throw new NotFoundException('no configuration accepted yet');
-    return current;
+    return redactDeep(current);
   }
 
   /** The newest validated render; private keys are never shown. */
@@ -35,19 +43,39 @@ export class DebugController {
   rendered(): unknown {
     const r = this.bus.getState('render.validated');
     if (!r) throw new NotFoundException('nothing rendered and validated yet');
-    const certs = Object.fromEntries(
-      Object.entries(r.outputs.sslCertificates).map(([k, v]) => [k, redactPem(v)]),
-    );
-    return {
-      hash: r.hash,
-      configGeneration: r.configGeneration,
-      outputs: { ...r.outputs, sslCertificates: certs },
-    };
+    return redactDeep({ hash: r.hash, configGeneration: r.configGeneration, outputs: r.outputs });
   }
 
+  /** Per pod: the last deployment and why it did or did not reload HAProxy. */
+  @Get('diff')
+  diff(): unknown {
+    const validated = this.bus.getState('render.validated')?.hash;
+    const pods = [...this.deployments.all()].map(([pod, d]) => ({
+      pod,
+      hash: d.hash,
+      upToDate: d.result === 'deployed' && d.hash === validated,
+      reload: reloadReason(d),
+      correlationId: d.correlationId,
+    }));
+    return redactDeep({ validatedHash: validated ?? null, pods });
+  }
+
+  /** The HAProxy pods deployed to, each with its deployment state. */
   @Get('pods')
   pods(): unknown {
-    return { pods: this.bus.getState('haproxy.pods') ?? [] };
+    const validated = this.bus.getState('render.validated')?.hash;
+    const pods = (this.bus.getState('haproxy.pods') ?? []).map((p) => {
+      const last = this.deployments.of(`${p.namespace}/${p.name}`);
+      const state = !last
+        ? 'pending'
+        : last.result === 'failed'
+          ? 'failed'
+          : last.hash === validated
+            ? 'in-sync'
+            : 'behind';
+      return { ...p, state, lastDeployment: last ?? null };
+    });
+    return redactDeep({ validatedHash: validated ?? null, pods });
   }
 
   @Get('leader')
@@ -58,7 +86,14 @@ export class DebugController {
   /** Recent events with their correlation ids, oldest first. */
   @Get('events')
   events(): unknown {
-    return { events: this.bus.history().map(redactEvent) };
+    return redactDeep({ events: this.bus.history().map(redactEvent) });
+  }
+
+  /** Objects (or references) held per watched resource. */
+  @Get('resources')
+  resources(): unknown {
+    if (!this.index) throw new NotFoundException('no index in this process');
+    return { synced: this.index.isSynced(), counts: this.index.counts() };
   }
 
   @Get('bus')

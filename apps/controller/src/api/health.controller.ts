@@ -5,6 +5,7 @@ import {
   HealthIndicatorService,
   type HealthCheckResult,
 } from '@nestjs/terminus';
+import { LivenessService } from './liveness.service.js';
 import { ReadinessService } from './readiness.service.js';
 
 /** Liveness and readiness probes (Terminus). */
@@ -14,13 +15,20 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly readiness: ReadinessService,
+    private readonly liveness: LivenessService,
   ) {}
 
-  /** Alive while the event loop answers. */
+  /** Alive while the event loop answers promptly and every bus topic drains. */
   @Get('healthz')
   @HealthCheck()
   live(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.indicators.check('process').up()]);
+    return this.health.check([
+      () => {
+        const i = this.indicators.check('process');
+        const problem = this.liveness.problem();
+        return problem ? i.down({ reason: problem }) : i.up();
+      },
+    ]);
   }
 
   /** Ready once every watched resource has been listed. */

@@ -6,12 +6,11 @@ import {
   Module,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { BusModule } from '#bus';
-import { METRICS_REGISTRY } from '#events';
 import { ApiModule } from '../api/api.module.js';
-import { listen, type Listener } from './http-listener.js';
+import { listen, routeByListener, type Listener } from './http-listener.js';
 import { MetricsModule } from './metrics.module.js';
 import type { RunOptions } from './run-options.js';
 
@@ -50,20 +49,12 @@ export async function startController(
     logger: LEVELS[options.logLevel],
     abortOnError: false,
   });
+  app.use(routeByListener());
   await app.listen(options.healthPort, options.address);
-  const registry = app.get<Registry>(METRICS_REGISTRY);
+  const handler = app.getHttpAdapter().getInstance() as RequestListener;
   let metrics: Listener;
   try {
-    metrics = await listen(options.address, options.metricsPort, (req, res) => {
-      if (req.url !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics\n');
-        return;
-      }
-      registry.metrics().then(
-        (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-        (e: unknown) => res.writeHead(500).end(String(e)),
-      );
-    });
+    metrics = await listen('metrics', options.address, options.metricsPort, handler);
   } catch (e) {
     await app.close();
     throw e;

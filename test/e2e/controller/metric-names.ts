@@ -1,0 +1,22 @@
+/**
+ * The metrics of DESIGN.md §9 that `haptic run` exposes after a reconcile and a deployment.
+ * A branch that adds one of §9's metrics (runtime operations, leader, webhook) appends its name.
+ */
+export const DESIGN_METRICS = [
+  'haptic_reconcile_total',
+  'haptic_render_duration_seconds',
+  'haptic_validation_duration_seconds',
+  'haptic_deployments_total',
+  'haptic_deployment_duration_seconds',
+  'haptic_reloads_total',
+  'haptic_resources',
+  'haptic_config_bytes',
+  'haptic_last_successful_deployment_timestamp_seconds',
+  'haptic_bus_queue_depth',
+  'haptic_certificate_expiry_timestamp_seconds',
+] as const;
+
+/** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */
+export function metricFamilies(exposition: string): Set<string> {
+  return new Set([...exposition.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+}
