@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { chartDir, find, root, runHelm, template } from './helm.js';
@@ -95,6 +96,33 @@ describe('values.schema.json', () => {
 });
 
 describe('the rendered HAProxyTemplateConfig', () => {
+  it("is valid against the chart's CRD schema (generated from the config classes)", () => {
+    const crd = parse(readFileSync(join(chartDir, 'crds/haproxytemplateconfigs.yaml'), 'utf8')) as {
+      spec: { versions: { name: string; schema: { openAPIV3Schema: object } }[] };
+    };
+    const schema = crd.spec.versions.find((v) => v.name === 'v1alpha1')!.schema.openAPIV3Schema;
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+    for (const values of [
+      {},
+      { 'controller.config.validationTests': true, 'haproxy.ports.http': 8080 },
+    ]) {
+      const cfg = find(template(values), 'HAProxyTemplateConfig', 'edge-haptic');
+      expect(validate(cfg), JSON.stringify(validate.errors)).toBe(true);
+    }
+    const broken = structuredClone(find(template(), 'HAProxyTemplateConfig', 'edge-haptic'));
+    broken.spec.dataplane.port = 'five';
+    expect(validate(broken)).toBe(false);
+  });
+
+  it('installs the CRD from crds/ (helm template leaves it out unless asked)', () => {
+    const kinds = (ms: { kind: string }[]) => ms.map((m) => m.kind);
+    expect(kinds(template())).not.toContain('CustomResourceDefinition');
+    const crds = template({}, { extra: ['--include-crds'] }).filter(
+      (m) => m.kind === 'CustomResourceDefinition',
+    );
+    expect(crds.map((m) => m.metadata.name)).toEqual(['haproxytemplateconfigs.haproxy-haptic.org']);
+  });
+
   it('passes haptic config check', () => {
     const file = join(work, 'config.yaml');
     writeFileSync(file, stringify(find(template(), 'HAProxyTemplateConfig', 'edge-haptic')));
@@ -161,7 +189,7 @@ describe('monitoring', () => {
     const file = join(work, 'rules.yaml');
     writeFileSync(file, stringify(rule.spec));
     const r = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
-    expect(r.stdout + r.stderr).toMatch(/SUCCESS: 5 rules found/);
+    expect(r.stdout + r.stderr).toMatch(/SUCCESS: 6 rules found/);
     expect(r.status).toBe(0);
   });
 
