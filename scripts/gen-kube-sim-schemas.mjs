@@ -30,6 +30,12 @@ const kinds = {
   ClusterRoleBinding: 'V1ClusterRoleBinding',
   ValidatingWebhookConfiguration: 'V1ValidatingWebhookConfiguration',
   CustomResourceDefinition: 'V1CustomResourceDefinition',
+  StatefulSet: 'V1StatefulSet',
+  Job: 'V1Job',
+  CronJob: 'V1CronJob',
+  PriorityClass: 'V1PriorityClass',
+  ResourceQuota: 'V1ResourceQuota',
+  DeleteOptions: 'V1DeleteOptions',
 };
 
 const types = {};

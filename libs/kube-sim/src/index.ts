@@ -1,5 +1,6 @@
 export { KubeSim, type KubeSimOptions } from './lib/kube-sim.js';
 export { Faults, type FailRule } from './lib/faults.js';
+export type { ClientMatch, CutMode, CutRule } from './lib/client-faults.js';
 export type { RequestRecord } from './lib/handler.js';
 export { generateCertificate, type TlsMaterial } from './lib/tls.js';
 export { parseManifests } from './lib/manifests.js';

@@ -6,8 +6,10 @@ export interface Scope {
   readonly type: ResourceType;
   readonly namespace: string | undefined;
   readonly name: string | undefined;
-  readonly subresource: 'status' | undefined;
+  readonly subresource: 'status' | 'scale' | undefined;
   readonly query: URLSearchParams;
+  /** The client's User-Agent (the default field manager is its first word). */
+  readonly userAgent?: string;
 }
 
 /** A write's result: the object to return, its HTTP code and any Warning headers. */

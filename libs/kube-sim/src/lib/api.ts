@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionHook, Scope, WriteOutcome } from './api-types.js';
 import { crdStatus, typesFromCrd } from './crd.js';
 import { Defaulter } from './defaults.js';
+import { parseApplyBody } from './apply-body.js';
+import { serverSideApply, trackUpdate, type ManagedEntry, type Writer } from './managed-fields.js';
 import { applyPatch } from './patch-dispatch.js';
 import type { Registry } from './registry.js';
 import { groupVersion, type ResourceType } from './resource-type.js';
@@ -37,6 +39,15 @@ function comparable(o: KubeObject): unknown {
   return { ...o, metadata: meta };
 }
 
+/** managedFields without their times (an apply that changes only ownership still writes). */
+function untimed(mf: unknown): unknown {
+  return Array.isArray(mf)
+    ? (mf as unknown[]).map((e) =>
+        isObject(e) ? { ...e, time: undefined, apiVersion: undefined } : e,
+      )
+    : [];
+}
+
 function withoutMetaAndStatus(o: KubeObject, dropStatus: boolean): unknown {
   const { metadata: _m, apiVersion: _a, ...rest } = o;
   if (dropStatus) delete rest.status;
@@ -60,8 +71,62 @@ export class Api {
     return served(s.type, o);
   }
 
+  /** Who writes: the fieldManager (default: the first word of the User-Agent), as a real server names it. */
+  writer(s: Scope): Writer {
+    const ua = (s.userAgent ?? '').split('/')[0]!.trim();
+    return {
+      manager: s.query.get('fieldManager') || ua || 'unknown',
+      subresource: s.subresource,
+      apiVersion: groupVersion(s.type),
+      time: timestamp(this.d.now()),
+    };
+  }
+
+  /**
+   * PATCH with application/apply-patch+yaml: server-side apply by `fieldManager` (required),
+   * 409 on conflicts unless `force=true`, create-on-apply when the object does not exist.
+   */
+  async apply(s: Scope, body: unknown): Promise<WriteOutcome> {
+    const manager = s.query.get('fieldManager');
+    if (!manager)
+      throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
+        {
+          reason: 'FieldValueRequired',
+          field: 'fieldManager',
+          message: 'fieldManager: Required value: is required for apply patch',
+        },
+      ]);
+    const force = s.query.get('force') === 'true';
+    const applied = this.incoming(s, parseApplyBody(body));
+    if (applied.metadata.name !== s.name)
+      throw errors.badRequest(
+        `the name of the object (${String(applied.metadata.name)}) does not match the name on the URL (${String(s.name)})`,
+      );
+    const w = this.writer(s);
+    const existing = this.d.store.get(s.type.storageKey, s.namespace, s.name!);
+    if (!existing) {
+      if (s.subresource === 'status') throw errors.notFound(this.ref(s));
+      const r = serverSideApply(s.type, undefined, applied, w, force);
+      const meta = { ...r.object.metadata, ...applied.metadata };
+      return this.create(
+        { ...s, name: undefined },
+        { ...r.object, metadata: meta },
+        r.managedFields,
+      );
+    }
+    return this.retrying(s, (old) => {
+      const r = serverSideApply(s.type, served(s.type, old), applied, w, force);
+      const rv = applied.metadata.resourceVersion;
+      if (rv !== undefined && rv !== old.metadata.resourceVersion)
+        throw errors.conflict(this.ref(s));
+      // Defaults come back for what the apply removed (a real server defaults on every decode).
+      const proposed = this.defaulter.apply(s.type, r.object);
+      return { proposed, conditional: rv !== undefined, managed: r.managedFields };
+    });
+  }
+
   /** POST: a new object (generateName, uid, creationTimestamp, generation 1, defaults). */
-  async create(s: Scope, body: unknown): Promise<WriteOutcome> {
+  async create(s: Scope, body: unknown, managed?: ManagedEntry[]): Promise<WriteOutcome> {
     const t = s.type;
     const input = this.incoming(s, body);
     const meta = this.newMeta(s, input.metadata);
@@ -76,6 +141,8 @@ export class Api {
       obj = { ...obj, status: crdStatus(obj, meta.creationTimestamp!) };
     }
     const checked = checkObject(t, obj, fieldValidationOf(s.query), true);
+    checked.object.metadata.managedFields =
+      managed ?? trackUpdate(t, undefined, checked.object, this.writer(s));
     const warnings = [
       ...checked.warnings,
       ...(await this.admit('CREATE', s, checked.object, undefined)),
@@ -106,6 +173,14 @@ export class Api {
     });
   }
 
+  /** A read-modify-write of one object (the scale subresource uses it). */
+  modify(
+    s: Scope,
+    compute: (old: KubeObject) => { proposed: KubeObject; conditional: boolean },
+  ): Promise<WriteOutcome> {
+    return this.retrying(s, compute);
+  }
+
   /**
    * Runs a read-modify-write like etcd's GuaranteedUpdate: when the object changed while the
    * write awaited admission, an unconditional write is recomputed on the new state and a
@@ -113,13 +188,17 @@ export class Api {
    */
   private async retrying(
     s: Scope,
-    compute: (old: KubeObject) => { proposed: KubeObject; conditional: boolean },
+    compute: (old: KubeObject) => {
+      proposed: KubeObject;
+      conditional: boolean;
+      managed?: ManagedEntry[];
+    },
   ): Promise<WriteOutcome> {
     for (let attempt = 0; ; attempt++) {
       const old = this.d.store.get(s.type.storageKey, s.namespace, s.name!);
       if (!old) throw errors.notFound(this.ref(s));
-      const { proposed, conditional } = compute(old);
-      const out = await this.replace(s, old, proposed);
+      const { proposed, conditional, managed } = compute(old);
+      const out = await this.replace(s, old, proposed, managed);
       if (out !== 'changed') return out;
       if (conditional || attempt >= 10) throw errors.conflict(this.ref(s));
     }
@@ -156,6 +235,7 @@ export class Api {
     s: Scope,
     old: KubeObject,
     proposed: KubeObject,
+    managed?: ManagedEntry[],
   ): Promise<WriteOutcome | 'changed'> {
     const t = s.type;
     let next = this.defaulter.normalize(s.type, this.merged(s, old, proposed));
@@ -175,7 +255,12 @@ export class Api {
         metadata: { ...next.metadata, generation: (old.metadata.generation ?? 0) + 1 },
       };
     }
-    if (jsonEqual(comparable(next), comparable(old)))
+    const mf = managed ?? trackUpdate(t, old, next, this.writer(s));
+    next = { ...next, metadata: { ...next.metadata, managedFields: mf } };
+    if (
+      jsonEqual(comparable(next), comparable(old)) &&
+      (managed === undefined || jsonEqual(untimed(mf), untimed(old.metadata.managedFields)))
+    )
       return { object: served(t, old), code: 200, warnings };
     warnings.push(...(await this.admit('UPDATE', s, next, old)));
     const current = this.d.store.get(t.storageKey, s.namespace, s.name!);

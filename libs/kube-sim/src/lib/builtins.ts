@@ -1,6 +1,7 @@
 import { validateWebhookConfiguration } from './admission.js';
 import { builtinSchema } from './builtin-schemas.js';
 import * as p from './printers.js';
+import { builtinScale } from './scale.js';
 import type { FieldGetter, PrinterColumn, ResourceType } from './resource-type.js';
 
 interface BuiltinSpec {
@@ -16,6 +17,7 @@ interface BuiltinSpec {
   fields?: Record<string, FieldGetter>;
   columns?: readonly PrinterColumn[];
   validate?: ResourceType['validate'];
+  scale?: boolean;
 }
 
 function builtin(s: BuiltinSpec): ResourceType {
@@ -30,6 +32,7 @@ function builtin(s: BuiltinSpec): ResourceType {
     shortNames: s.shortNames ?? [],
     categories: s.categories ?? [],
     statusSubresource: s.status ?? false,
+    ...(s.scale ? { scale: builtinScale } : {}),
     generation: s.generation ?? false,
     fieldSelectors: s.fields ?? {},
     columns: s.columns ?? p.defaultColumns,
@@ -203,7 +206,20 @@ export function builtinTypes(): ResourceType[] {
       categories: all,
       status: true,
       generation: true,
+      scale: true,
       columns: p.deploymentColumns,
+    }),
+    builtin({
+      group: 'apps',
+      version: 'v1',
+      kind: 'StatefulSet',
+      plural: 'statefulsets',
+      namespaced: true,
+      shortNames: ['sts'],
+      categories: all,
+      status: true,
+      generation: true,
+      scale: true,
     }),
     builtin({
       group: 'apps',
@@ -215,8 +231,48 @@ export function builtinTypes(): ResourceType[] {
       categories: all,
       status: true,
       generation: true,
+      scale: true,
       columns: p.replicaSetColumns,
       fields: { 'status.replicas': p.field('status.replicas') },
+    }),
+    builtin({
+      group: 'batch',
+      version: 'v1',
+      kind: 'Job',
+      plural: 'jobs',
+      namespaced: true,
+      categories: all,
+      status: true,
+      generation: true,
+    }),
+    builtin({
+      group: 'batch',
+      version: 'v1',
+      kind: 'CronJob',
+      plural: 'cronjobs',
+      namespaced: true,
+      shortNames: ['cj'],
+      categories: all,
+      status: true,
+      generation: true,
+    }),
+    builtin({
+      group: 'scheduling.k8s.io',
+      version: 'v1',
+      kind: 'PriorityClass',
+      plural: 'priorityclasses',
+      namespaced: false,
+      shortNames: ['pc'],
+      generation: true,
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      kind: 'ResourceQuota',
+      plural: 'resourcequotas',
+      namespaced: true,
+      shortNames: ['quota'],
+      status: true,
     }),
     builtin({
       group: 'policy',

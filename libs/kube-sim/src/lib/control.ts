@@ -1,3 +1,4 @@
+import type { CutRule } from './client-faults.js';
 import type { FailRule } from './faults.js';
 import { errors } from './status.js';
 import { isObject } from './types.js';
@@ -34,6 +35,11 @@ export class Control {
         });
         return { ok: true };
       }
+      case 'faults/cut-off':
+        return { id: f.cutOff(cutRule(b)) };
+      case 'faults/restore':
+        f.restore(typeof b.id === 'string' ? b.id : undefined);
+        return { ok: true };
       case 'faults/latency':
         f.setLatency(typeof b.ms === 'number' ? b.ms : 0);
         return { ok: true };
@@ -50,8 +56,39 @@ export class Control {
         return { resourceVersion: this.sim.resourceVersion, openWatches: this.sim.openWatches };
       default:
         throw errors.notImplemented(
-          `unknown kube-sim control action "${action}" (known: faults/close-watches, faults/expire-next-watch, faults/fail, faults/latency, faults/compact, faults/clear, reset, state)`,
+          `unknown kube-sim control action "${action}" (known: faults/close-watches, faults/expire-next-watch, faults/fail, faults/cut-off, faults/restore, faults/latency, faults/compact, faults/clear, reset, state)`,
         );
     }
   }
+}
+
+/** A CutRule from a control request body: {userAgent?, userAgentPattern?, token?, mode?, code?}. */
+function cutRule(b: Record<string, unknown>): CutRule {
+  const userAgent =
+    typeof b.userAgentPattern === 'string'
+      ? new RegExp(b.userAgentPattern)
+      : typeof b.userAgent === 'string'
+        ? b.userAgent
+        : undefined;
+  const token = typeof b.token === 'string' ? b.token : undefined;
+  if (userAgent === undefined && token === undefined)
+    throw errors.badRequest(
+      'faults/cut-off needs {"userAgent": "...", "userAgentPattern": "regexp" or "token": "..."}',
+    );
+  const mode = b.mode === undefined ? 'fail' : b.mode;
+  if (mode !== 'fail' && mode !== 'drop' && mode !== 'hang')
+    throw errors.badRequest(
+      `faults/cut-off: mode must be fail, drop or hang, not ${JSON.stringify(mode)}`,
+    );
+  const code = b.code === undefined ? 503 : b.code;
+  if (code !== 500 && code !== 503 && code !== 429)
+    throw errors.badRequest(
+      `faults/cut-off: code must be 500, 503 or 429, not ${JSON.stringify(code)}`,
+    );
+  return {
+    mode,
+    code,
+    ...(userAgent !== undefined ? { userAgent } : {}),
+    ...(token !== undefined ? { token } : {}),
+  };
 }

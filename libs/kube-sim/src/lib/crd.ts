@@ -10,7 +10,10 @@ interface CrdVersion {
   served: boolean;
   storage: boolean;
   schema?: { openAPIV3Schema?: StructuralSchema };
-  subresources?: { status?: object; scale?: object };
+  subresources?: {
+    status?: object;
+    scale?: { specReplicasPath?: string; statusReplicasPath?: string; labelSelectorPath?: string };
+  };
   additionalPrinterColumns?: {
     name: string;
     type: string;
@@ -144,6 +147,7 @@ export function typesFromCrd(crd: KubeObject): ResourceType[] {
       shortNames: n.shortNames ?? [],
       categories: n.categories ?? [],
       statusSubresource: isObject(v.subresources?.status),
+      scale: scaleOf(v.subresources?.scale),
       generation: true,
       fieldSelectors: selectable(v),
       columns: columns(v),
@@ -175,5 +179,18 @@ export function crdStatus(crd: KubeObject, now: string): Record<string, unknown>
       singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
     },
     storedVersions: spec.versions.filter((v) => v.storage).map((v) => v.name),
+  };
+}
+
+function scaleOf(
+  sc:
+    | { specReplicasPath?: string; statusReplicasPath?: string; labelSelectorPath?: string }
+    | undefined,
+): ResourceType['scale'] {
+  if (!isObject(sc) || !sc.specReplicasPath || !sc.statusReplicasPath) return undefined;
+  return {
+    specReplicasPath: sc.specReplicasPath,
+    statusReplicasPath: sc.statusReplicasPath,
+    ...(sc.labelSelectorPath ? { labelSelectorPath: sc.labelSelectorPath } : {}),
   };
 }

@@ -54,17 +54,26 @@ function resourceEntry(t: ResourceType): unknown[] {
     ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
     ...(t.categories.length ? { categories: t.categories } : {}),
   };
-  if (!t.statusSubresource) return [main];
-  return [
-    main,
-    {
+  const out: unknown[] = [main];
+  if (t.statusSubresource)
+    out.push({
       name: `${t.plural}/status`,
       singularName: '',
       namespaced: t.namespaced,
       kind: t.kind,
       verbs: ['get', 'patch', 'update'],
-    },
-  ];
+    });
+  if (t.scale)
+    out.push({
+      name: `${t.plural}/scale`,
+      singularName: '',
+      namespaced: t.namespaced,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
+  return out;
 }
 
 /** GET /api/v1 or /apis/<group>/<version>, or undefined when not served. */

@@ -9,12 +9,14 @@ import {
   apiVersions,
   serverVersion,
 } from './discovery.js';
-import type { Faults } from './faults.js';
+import { clientOf, type ClientConnection, type ClientIdentity } from './client-faults.js';
+import { injectedError, type Faults } from './faults.js';
 import { parseBody, readBody, sendError, sendJson } from './http-util.js';
 import { list } from './list.js';
 import { openApiDocument, openApiIndex, openApiV2Protobuf } from './openapi.js';
 import type { Registry } from './registry.js';
 import { pathNotFound, route, type Route } from './router.js';
+import { scaleRequest } from './scale.js';
 import { ApiError, errors } from './status.js';
 import type { Store } from './store.js';
 import { toTable, wantsTable } from './table.js';
@@ -36,7 +38,8 @@ export interface HandlerDeps {
   readonly registry: Registry;
   readonly faults: Faults;
   readonly watches: Set<OpenWatch>;
-  readonly token: string | undefined;
+  /** Accepted bearer tokens; empty when any request is accepted. */
+  readonly tokens: ReadonlySet<string>;
   readonly bookmarkIntervalMs: number;
   readonly now: () => number;
   readonly control: (action: string, body: unknown) => Promise<unknown>;
@@ -56,24 +59,61 @@ export async function handle(
   const watch =
     ['true', '1'].includes(url.searchParams.get('watch') ?? '') || url.pathname.includes('/watch/');
   res.on('close', () => d.log({ method, path: url.pathname, code: res.statusCode, watch }));
+  const client = clientOf(req);
   try {
-    if (d.token !== undefined && req.headers.authorization !== `Bearer ${d.token}`)
-      throw errors.unauthorized();
     const r = route(d.registry, url.pathname);
+    if (r?.kind !== 'control' && (await cutOff(d.faults, client, req, res))) return;
+    if (d.tokens.size > 0 && !d.tokens.has(client.token)) throw errors.unauthorized();
     if (!r) throw pathNotFound();
     const isWatch =
       r.kind === 'resource' &&
       (r.watchPath || ['true', '1'].includes(url.searchParams.get('watch') ?? ''));
     if (r.kind !== 'control') {
       if (d.faults.latencyMs > 0) await new Promise((ok) => setTimeout(ok, d.faults.latencyMs));
-      const injected = d.faults.takeFailure(method, url.pathname, isWatch);
+      const injected = d.faults.takeFailure(method, url.pathname, isWatch, client);
       if (injected) throw injected;
     }
-    await dispatch(d, r, req, res, url, isWatch);
+    await dispatch(d, r, req, res, url, isWatch, client);
   } catch (e) {
     if (e instanceof ApiError) sendError(res, e);
     else sendError(res, errors.internal(e instanceof Error ? e.message : String(e)));
   }
+}
+
+/**
+ * Applies a client cut (Faults.cutOff) to this request: true when the request is finished (reset
+ * or held until the cut is lifted); a `fail` cut throws its Status.
+ */
+async function cutOff(
+  faults: Faults,
+  client: ClientIdentity,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  const cut = faults.cuts.find(client);
+  if (!cut) return false;
+  if (cut.rule.mode === 'fail') throw injectedError(cut.rule.code ?? 503);
+  if (cut.rule.mode === 'drop') {
+    req.socket.destroy();
+    return true;
+  }
+  await new Promise<void>((resolve) => {
+    const held: ClientConnection = {
+      client,
+      close: () => undefined,
+      freeze: () => undefined,
+      abort: () => {
+        req.socket.destroy();
+        resolve();
+      },
+    };
+    faults.cuts.act(cut.id, held);
+    res.on('close', () => {
+      faults.cuts.release(cut.id, held);
+      resolve();
+    });
+  });
+  return true;
 }
 
 async function dispatch(
@@ -83,6 +123,7 @@ async function dispatch(
   res: ServerResponse,
   url: URL,
   isWatch: boolean,
+  client: ClientIdentity,
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const getOnly = () => {
@@ -125,7 +166,7 @@ async function dispatch(
       return sendJson(res, 200, (await d.control(r.action, body)) ?? { ok: true });
     }
     case 'resource':
-      return resource(d, r, req, res, url, isWatch);
+      return resource(d, r, req, res, url, isWatch, client);
   }
 }
 
@@ -134,15 +175,21 @@ function sendOrNotFound(res: ServerResponse, body: unknown): void {
   sendJson(res, 200, body);
 }
 
-function scopeOf(r: ResourceRoute, url: URL): Scope {
-  if (r.subresource !== undefined && (r.subresource !== 'status' || !r.type.statusSubresource))
+function scopeOf(r: ResourceRoute, url: URL, userAgent: string): Scope {
+  const sub = r.subresource;
+  if (
+    sub !== undefined &&
+    !(sub === 'status' && r.type.statusSubresource) &&
+    !(sub === 'scale' && r.type.scale)
+  )
     throw pathNotFound();
   return {
     type: r.type,
     namespace: r.namespace,
     name: r.name,
-    subresource: r.subresource === 'status' ? 'status' : undefined,
+    subresource: sub === 'status' || sub === 'scale' ? sub : undefined,
     query: url.searchParams,
+    userAgent,
   };
 }
 
@@ -153,9 +200,17 @@ async function resource(
   res: ServerResponse,
   url: URL,
   isWatch: boolean,
+  client: ClientIdentity,
 ): Promise<void> {
-  const s = scopeOf(r, url);
+  const s = scopeOf(r, url, client.userAgent);
   const method = req.method ?? 'GET';
+  if (s.subresource === 'scale') {
+    if (isWatch || s.name === undefined) throw pathNotFound();
+    const body =
+      method === 'GET' ? undefined : parseBody(await readBody(req), req.headers['content-type']);
+    const out = await scaleRequest(d.api, s, method, body, req.headers['content-type'] ?? '');
+    return sendJson(res, out.code, out.object, out.warnings);
+  }
   const asTable = wantsTable(req.headers.accept);
   const includeObject = url.searchParams.get('includeObject') ?? 'Metadata';
   if (method === 'GET' && isWatch) {
@@ -169,6 +224,7 @@ async function resource(
         bookmarkIntervalMs: d.bookmarkIntervalMs,
         expire: d.faults.takeWatchExpiry(),
         now: d.now,
+        client,
       },
       () => d.watches.delete(w),
     );
@@ -220,7 +276,11 @@ async function resource(
       return sendJson(res, out.code, out.object, out.warnings);
     }
     case 'PATCH': {
-      const out = await d.api.patch(s, body, req.headers['content-type'] ?? '');
+      const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const out =
+        ct === 'application/apply-patch+yaml'
+          ? await d.api.apply(s, body)
+          : await d.api.patch(s, body, req.headers['content-type'] ?? '');
       return sendJson(res, out.code, out.object, out.warnings);
     }
     case 'DELETE': {

@@ -54,6 +54,10 @@ export class KubeSim {
   private readonly api: Api;
   private readonly deleter: Deleter;
   private readonly watches = new Set<OpenWatch>();
+  /** Accepted bearer tokens (empty: no authentication). */
+  private readonly tokens = new Set<string>();
+  private clients = 0;
+  private readonly clientFiles: string[] = [];
   private server: Server | undefined;
   private tempDir: string | undefined;
   private urlValue = '';
@@ -77,6 +81,8 @@ export class KubeSim {
     this.deleter = new Deleter(this.api, deps);
     this.faults.closeWatchesHook = () => this.closeWatches();
     this.faults.compactHook = () => this.store.compact();
+    this.faults.connectionsHook = () => this.watches;
+    if (token !== undefined) this.tokens.add(token);
     this.seed();
   }
 
@@ -142,7 +148,7 @@ export class KubeSim {
           registry: this.registry,
           faults: this.faults,
           watches: this.watches,
-          token: this.token,
+          tokens: this.tokens,
           bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 60_000,
           now: () => Date.now(),
           control: (a, b) => control.run(a, b),
@@ -181,6 +187,22 @@ export class KubeSim {
       this.kubeconfigPathValue = join(this.tempDir, 'kubeconfig');
     }
     await writeFile(this.kubeconfigPathValue, this.kubeconfigValue, { mode: 0o600 });
+  }
+
+  /**
+   * A kubeconfig for one more client with its own bearer token (generated unless given), so a
+   * fault can target it (`faults.cutOff({token})`). With token authentication on, the token is
+   * accepted from now on; without it, the token is merely sent and recognised.
+   */
+  async addClient(
+    token: string = randomBytes(24).toString('base64url'),
+  ): Promise<{ token: string; kubeconfig: string; kubeconfigPath: string }> {
+    if (this.tokens.size > 0) this.tokens.add(token);
+    const kubeconfig = kubeconfigYaml({ url: this.urlValue, ca: this.caCertificate, token });
+    const kubeconfigPath = `${this.kubeconfigPathValue}.client-${++this.clients}`;
+    await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+    this.clientFiles.push(kubeconfigPath);
+    return { token, kubeconfig, kubeconfigPath };
   }
 
   private logRequest(e: RequestRecord): void {
@@ -231,6 +253,7 @@ export class KubeSim {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+    for (const f of this.clientFiles) await rm(f, { force: true });
     if (this.tempDir) await rm(this.tempDir, { recursive: true, force: true });
   }
 

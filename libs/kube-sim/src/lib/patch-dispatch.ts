@@ -1,6 +1,6 @@
 import { jsonPatch, mergePatch } from './patch.js';
 import type { ResourceType } from './resource-type.js';
-import { ApiError, errors } from './status.js';
+import { errors } from './status.js';
 import { strategicMerge } from './strategic-merge.js';
 import type { KubeObject } from './types.js';
 
@@ -27,12 +27,6 @@ export function applyPatch(
     case 'application/strategic-merge-patch+json':
       if (!t.strategicMerge) throw errors.unsupportedMediaType(ct, customAccepted);
       return strategicMerge(current, body);
-    case 'application/apply-patch+yaml':
-      throw new ApiError(
-        415,
-        'UnsupportedMediaType',
-        'kube-sim does not implement server-side apply (application/apply-patch+yaml); use client-side apply or a merge patch',
-      );
     default:
       throw errors.unsupportedMediaType(ct, t.strategicMerge ? builtinAccepted : customAccepted);
   }

@@ -14,6 +14,13 @@ export interface PrinterColumn {
 /** Reads the value a field selector compares, or undefined when the object has none. */
 export type FieldGetter = (obj: KubeObject) => string | undefined;
 
+/** Where a kind keeps what its `scale` subresource reads and writes (JSON paths, as in a CRD). */
+export interface ScaleSpec {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
+}
+
 /** A served resource: group/version/plural and everything the server needs to know about it. */
 export interface ResourceType {
   readonly group: string;
@@ -27,6 +34,8 @@ export interface ResourceType {
   readonly categories: readonly string[];
   /** Whether the object has a separate /status subresource (status kept apart from the main resource). */
   readonly statusSubresource: boolean;
+  /** The scale subresource (autoscaling/v1 Scale), when the kind has one. */
+  readonly scale?: ScaleSpec | undefined;
   /** Whether metadata.generation is kept (bumped on changes outside metadata and status). */
   readonly generation: boolean;
   /** Field selectors beyond metadata.name and metadata.namespace. */

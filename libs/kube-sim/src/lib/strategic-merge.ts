@@ -28,7 +28,8 @@ const mergeKeys: Record<string, string> = {
 /** Primitive lists that merge as sets rather than being replaced. */
 const mergedPrimitiveLists = new Set(['finalizers']);
 
-function mergeKeyOf(field: string, items: readonly unknown[]): string | undefined {
+/** The patchMergeKey of a list field (by field name, see above), if it merges by key. */
+export function mergeKeyOf(field: string, items: readonly unknown[]): string | undefined {
   if (field === 'ports') {
     // Container ports merge on containerPort, Service ports on port (both patchMergeKey tags).
     return items.some((i) => isObject(i) && 'containerPort' in i) ? 'containerPort' : 'port';

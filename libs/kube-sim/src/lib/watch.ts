@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Scope } from './api-types.js';
+import type { ClientConnection, ClientIdentity } from './client-faults.js';
 import { served } from './api.js';
 import { selectorOf } from './list.js';
 import { groupVersion } from './resource-type.js';
@@ -15,12 +16,11 @@ export interface WatchOptions {
   readonly bookmarkIntervalMs: number;
   readonly expire: boolean;
   readonly now: () => number;
+  readonly client: ClientIdentity;
 }
 
-/** An open watch stream; `close` ends it from the server side. */
-export interface OpenWatch {
-  close(): void;
-}
+/** An open watch stream; `close` ends it from the server side, `abort` resets its connection. */
+export type OpenWatch = ClientConnection;
 
 /** Serves one watch: replays history from a resourceVersion, then streams live changes. */
 export class WatchStream implements OpenWatch {
@@ -28,6 +28,7 @@ export class WatchStream implements OpenWatch {
   private timers: NodeJS.Timeout[] = [];
   private headersSent = false;
   private closed = false;
+  private frozen = false;
   private readonly match: (o: KubeObject) => boolean;
 
   constructor(
@@ -76,6 +77,22 @@ export class WatchStream implements OpenWatch {
       if (e.storageKey === this.s.type.storageKey) this.deliver(e);
     });
     this.schedule();
+  }
+
+  get client(): ClientIdentity {
+    return this.opts.client;
+  }
+
+  /** Delivers nothing more (the client is behind a simulated partition). */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /** Resets the connection without ending the response. */
+  abort(): void {
+    this.frozen = true;
+    this.res.destroy();
+    this.close();
   }
 
   close(): void {
@@ -127,7 +144,7 @@ export class WatchStream implements OpenWatch {
   }
 
   private write(type: WatchEventType, object: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.frozen) return;
     let payload = object;
     if (this.opts.asTable && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')) {
       payload = toTable(
