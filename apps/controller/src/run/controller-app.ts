@@ -1,8 +1,8 @@
 import {
+  ConsoleLogger,
   type DynamicModule,
   type INestApplication,
   Logger,
-  type LogLevel,
   Module,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { BusModule } from '#bus';
 import { ApiModule } from '../api/api.module.js';
 import { listen, routeByListener, type Listener } from './http-listener.js';
+import { APP_LOGGER, jsonLogger, LogLevelFollower, RUN_OPTIONS } from './log-level.js';
 import { MetricsModule } from './metrics.module.js';
 import type { RunOptions } from './run-options.js';
 
@@ -23,17 +24,22 @@ export interface RunningController {
   stop(): Promise<void>;
 }
 
-const LEVELS: Record<RunOptions['logLevel'], LogLevel[]> = {
-  debug: ['debug', 'log', 'warn', 'error', 'fatal'],
-  info: ['log', 'warn', 'error', 'fatal'],
-  warn: ['warn', 'error', 'fatal'],
-  error: ['error', 'fatal'],
-};
-
 @Module({})
 class RootModule {
-  static forRoot(features: DynamicModule['imports'] = []): DynamicModule {
-    return { module: RootModule, imports: [BusModule, MetricsModule, ApiModule, ...features] };
+  static forRoot(
+    options: RunOptions,
+    logger: ConsoleLogger,
+    features: DynamicModule['imports'] = [],
+  ): DynamicModule {
+    return {
+      module: RootModule,
+      imports: [BusModule, MetricsModule, ApiModule, ...features],
+      providers: [
+        { provide: APP_LOGGER, useValue: logger },
+        { provide: RUN_OPTIONS, useValue: options },
+        LogLevelFollower,
+      ],
+    };
   }
 }
 
@@ -45,8 +51,9 @@ export async function startController(
   options: RunOptions,
   features: DynamicModule['imports'] = [],
 ): Promise<RunningController> {
-  const app = await NestFactory.create(RootModule.forRoot(features), {
-    logger: LEVELS[options.logLevel],
+  const logger = jsonLogger(options.logLevel);
+  const app = await NestFactory.create(RootModule.forRoot(options, logger, features), {
+    logger,
     abortOnError: false,
   });
   app.use(routeByListener());

@@ -11,13 +11,15 @@ export interface RunOptions {
   readonly healthPort: number;
   readonly metricsPort: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** True when the level came from a flag or the environment: it then overrides spec.logging.level. */
+  readonly logLevelFixed: boolean;
   /** Identity in leader election and in the Dataplane request log (the pod name in a cluster). */
   readonly identity: string;
   /** HAProxy binary for validation. */
   readonly haproxyBin?: string;
 }
 
-type Raw = Partial<Record<keyof RunOptions, string | undefined>>;
+type Raw = Partial<Record<Exclude<keyof RunOptions, 'logLevelFixed'>, string | undefined>>;
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -30,9 +32,9 @@ function port(name: string, value: string): number {
 
 /** Resolves run options from flags and an environment; throws RangeError naming the bad setting. */
 export function resolveRunOptions(flags: Raw, env: NodeJS.ProcessEnv = process.env): RunOptions {
-  const pick = (key: keyof RunOptions, envName: string): string | undefined =>
-    flags[key] ?? env[envName];
-  const level = pick('logLevel', 'HAPTIC_LOG_LEVEL') ?? 'info';
+  const pick = (key: keyof Raw, envName: string): string | undefined => flags[key] ?? env[envName];
+  const fixedLevel = pick('logLevel', 'HAPTIC_LOG_LEVEL') ?? env['LOG_LEVEL'];
+  const level = fixedLevel ?? 'info';
   if (!(LEVELS as readonly string[]).includes(level))
     throw new RangeError(`--log-level must be one of ${LEVELS.join(', ')}, not ${level}`);
   const kubeconfig = pick('kubeconfig', 'KUBECONFIG');
@@ -46,6 +48,7 @@ export function resolveRunOptions(flags: Raw, env: NodeJS.ProcessEnv = process.e
     healthPort: port('--health-port', pick('healthPort', 'HAPTIC_HEALTH_PORT') ?? '8080'),
     metricsPort: port('--metrics-port', pick('metricsPort', 'HAPTIC_METRICS_PORT') ?? '9090'),
     logLevel: level as RunOptions['logLevel'],
+    logLevelFixed: fixedLevel !== undefined,
     identity: pick('identity', 'HAPTIC_IDENTITY') ?? env['POD_NAME'] ?? `haptic-${process.pid}`,
   };
 }

@@ -46,7 +46,10 @@ export const runCommand: CliCommand = {
       .option('--address <ip>', 'address the HTTP listeners bind (default 0.0.0.0)')
       .option('--health-port <port>', 'health and /debug port (default 8080; 0 picks one)')
       .option('--metrics-port <port>', 'Prometheus /metrics port (default 9090; 0 picks one)')
-      .option('--log-level <level>', 'debug, info, warn or error (env HAPTIC_LOG_LEVEL)')
+      .option(
+        '--log-level <level>',
+        'debug, info, warn or error (env HAPTIC_LOG_LEVEL, LOG_LEVEL; else spec.logging.level)',
+      )
       .option(
         '--identity <name>',
         'this replica in logs and the Dataplane request log (env POD_NAME)',

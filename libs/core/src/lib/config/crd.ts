@@ -140,11 +140,11 @@ export function templateConfigCrd(): object {
               properties: {
                 spec: {
                   description: 'Everything the controller is told to do.',
-                  ...classSchema(TemplateConfigSpec as Class),
+                  ...classSchema(TemplateConfigSpec),
                 },
                 status: {
                   description: 'What the leader reports back.',
-                  ...classSchema(TemplateConfigStatus as Class),
+                  ...classSchema(TemplateConfigStatus),
                 },
               },
               required: ['spec'],

@@ -104,3 +104,12 @@ export const IsLabelMap = (o?: ValidationOptions): PropertyDecorator =>
 
 /** Element checks reused by list fields (reported per index by the walker). */
 export { durationProblem, fieldPathProblem, labelSelectorProblem };
+
+/**
+ * A field the schema accepts but haptic does not act on yet: any value for which `problem` gives
+ * a reason is refused with that reason, so a setting is never silently ignored.
+ */
+export const RefusedUnless = (
+  problem: (value: unknown) => string | undefined,
+  o?: ValidationOptions,
+): PropertyDecorator => fromProblem('refusedUnless', problem, o);

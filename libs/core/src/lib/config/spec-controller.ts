@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
-import { Field, IsDurationText, nested } from './decorators.js';
+import { Field, IsDurationText, RefusedUnless, nested } from './decorators.js';
 import type { DurationText } from './duration.js';
 import { BOOLEAN, STRING, STRING_LIST, oneOf } from './messages.js';
 
@@ -35,18 +35,23 @@ export class ReconcileSpec {
   maxDelay: DurationText = '1s';
 }
 
+const STATUS_NOT_BUILT =
+  'haptic does not write Ingress or Gateway status yet: leave controller.status unset';
+
 export class StatusPublishingSpec {
   @Field(
     'Service (namespace/name) whose load-balancer address is written to Ingress and Gateway status',
   )
   @IsOptional()
   @Matches(/^[a-z0-9-]+\/[a-z0-9.-]+$/, { message: 'must be namespace/name' })
+  @RefusedUnless((v) => (v === undefined ? undefined : STATUS_NOT_BUILT))
   publishService?: string;
 
   @Field(
     'fixed addresses written to Ingress and Gateway status (used when publishService is unset)',
   )
   @IsString({ each: true, ...STRING_LIST })
+  @RefusedUnless((v) => (Array.isArray(v) && v.length > 0 ? STATUS_NOT_BUILT : undefined))
   addresses: string[] = [];
 }
 

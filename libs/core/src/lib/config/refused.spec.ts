@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { parseTemplateConfig } from './parse.js';
+
+const bare = {
+  credentialsSecretRef: { name: 'creds' },
+  podSelector: { matchLabels: { app: 'haproxy' } },
+  watchedResources: {
+    ingresses: {
+      apiVersion: 'networking.k8s.io/v1',
+      resources: 'ingresses',
+      indexBy: ['metadata.namespace'],
+    },
+  },
+  haproxyConfig: { template: 'global\n' },
+};
+
+const problems = (spec: object) => {
+  const r = parseTemplateConfig(spec);
+  return r.ok ? {} : Object.fromEntries(r.problems.map((p) => [p.path, p.reason]));
+};
+
+describe('settings haptic does not act on yet are refused, not ignored', () => {
+  it('refuses enableValidationWebhook: true, accepts false', () => {
+    const ingresses = { ...bare.watchedResources.ingresses, enableValidationWebhook: true };
+    expect(problems({ ...bare, watchedResources: { ingresses } })).toEqual({
+      'spec.watchedResources.ingresses.enableValidationWebhook':
+        'haptic has no admission webhook yet: set false (objects are still checked when rendered)',
+    });
+    const off = { ...ingresses, enableValidationWebhook: false };
+    expect(parseTemplateConfig({ ...bare, watchedResources: { ingresses: off } }).ok).toBe(true);
+  });
+
+  it('refuses controller.status.publishService and addresses', () => {
+    const status = { publishService: 'haptic/haproxy', addresses: ['192.0.2.1'] };
+    expect(Object.keys(problems({ ...bare, controller: { status } }))).toEqual([
+      'spec.controller.status.publishService',
+      'spec.controller.status.addresses',
+    ]);
+    expect(parseTemplateConfig({ ...bare, controller: { status: { addresses: [] } } }).ok).toBe(
+      true,
+    );
+  });
+});
