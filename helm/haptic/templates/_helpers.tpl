@@ -93,12 +93,12 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $spec "credentialsSecretRef" (dict "name" (include "haptic.credentials.name" .) "namespace" .Release.Namespace) -}}
 {{- $_ := set $spec "podSelector" (include "haptic.podSelector" . | fromYaml) -}}
 {{- $le := .Values.controller.leaderElection -}}
-{{- $status := dict "addresses" $cfg.statusAddresses -}}
-{{- if $cfg.publishService }}{{ $_ := set $status "publishService" (printf "%s/%s" .Release.Namespace (include "haptic.haproxy.name" .)) }}{{ end -}}
+{{- /* spec.controller.status stays unset: haptic does not write Ingress status yet (refused). */ -}}
 {{- $_ := set $spec "controller" (dict
       "leaderElection" (dict "enabled" $le.enabled "leaseName" (include "haptic.controller.name" .) "leaseDuration" $le.leaseDuration "renewDeadline" $le.renewDeadline "retryPeriod" $le.retryPeriod)
-      "reconcile" $cfg.reconcile
-      "status" $status) -}}
+      "reconcile" $cfg.reconcile) -}}
+{{- /* The library's webhook opt-ins hold only with the webhook on. */ -}}
+{{- range $name, $w := $spec.watchedResources }}{{ if $w.enableValidationWebhook }}{{ $_ := set $w "enableValidationWebhook" $.Values.webhook.enabled }}{{ end }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
 {{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}
 {{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}

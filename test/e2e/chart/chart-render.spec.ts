@@ -15,6 +15,7 @@ const VALUE_SETS: Record<string, Record<string, string | number | boolean>> = {
   },
   'load balancer, cert-manager, monitoring': {
     'haproxy.service.type': 'LoadBalancer',
+    'webhook.enabled': true,
     'webhook.certManager.enabled': true,
     'metrics.serviceMonitor.enabled': true,
     'metrics.prometheusRule.enabled': true,
@@ -64,11 +65,9 @@ describe('helm template of the chart', () => {
       'Role/edge-haptic-controller',
       'RoleBinding/edge-haptic-controller',
       'Secret/edge-haptic-credentials',
-      'Secret/edge-haptic-webhook-tls',
       'Service/edge-haptic-controller',
       'Service/edge-haptic-haproxy',
       'ServiceAccount/edge-haptic-controller',
-      'ValidatingWebhookConfiguration/edge-haptic-webhook',
     ]);
     for (const m of ms.filter(
       (m) =>
@@ -183,7 +182,11 @@ describe('helm template of the chart', () => {
   });
 
   it('has two webhook entries whose caBundle signs the Service certificate', () => {
-    const ms = template({ 'webhook.failurePolicy': 'Ignore', 'webhook.timeoutSeconds': 5 });
+    const ms = template({
+      'webhook.enabled': true,
+      'webhook.failurePolicy': 'Ignore',
+      'webhook.timeoutSeconds': 5,
+    });
     const vwc = find(ms, 'ValidatingWebhookConfiguration', 'edge-haptic-webhook');
     const [resources, config] = vwc.webhooks as Manifest[];
     expect(resources!.failurePolicy).toBe('Ignore');
@@ -216,7 +219,7 @@ describe('helm template of the chart', () => {
   });
 
   it('takes the webhook certificate from cert-manager when asked', () => {
-    const ms = template({ 'webhook.certManager.enabled': true });
+    const ms = template({ 'webhook.enabled': true, 'webhook.certManager.enabled': true });
     const vwc = find(ms, 'ValidatingWebhookConfiguration', 'edge-haptic-webhook');
     expect(vwc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
       'haptic/edge-haptic-webhook-tls',
@@ -235,9 +238,7 @@ describe('helm template of the chart', () => {
       /^[A-Za-z0-9]{32}$/,
     );
     const ms = template({ 'credentials.existingSecret': 'mine' });
-    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([
-      'edge-haptic-webhook-tls',
-    ]);
+    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([]);
     expect(find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.credentialsSecretRef).toEqual({
       name: 'mine',
       namespace: 'haptic',

@@ -160,7 +160,7 @@ describe('the rendered HAProxyTemplateConfig', () => {
     });
     const assembled = parse(readFileSync(out, 'utf8')) as { spec: Record<string, unknown> };
     const spec = find(
-      template({ 'controller.config.validationTests': true }),
+      template({ 'controller.config.validationTests': true, 'webhook.enabled': true }),
       'HAProxyTemplateConfig',
       'edge-haptic',
     ).spec;

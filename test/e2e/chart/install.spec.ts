@@ -8,6 +8,8 @@ import { KubeSim } from '#kube-sim';
 import { chartDir, helm, template, type Manifest } from './helm.js';
 
 const NS = 'haptic';
+/** The webhook objects are installed too (the controller does not serve the webhook yet). */
+const WEBHOOK = { 'webhook.enabled': true };
 
 /** `helm install` of the chart with the pinned helm 4 (server-side apply) against kube-sim. */
 describe('helm install, upgrade and uninstall of the chart on kube-sim', () => {
@@ -32,7 +34,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim', () => {
 
   /** What `helm template` renders for the release (the objects the install must create). */
   const expected = () =>
-    template({}, { release: 'edge', namespace: NS }).map((m) => ({
+    template(WEBHOOK, { release: 'edge', namespace: NS }).map((m) => ({
       apiVersion: m.apiVersion,
       kind: m.kind,
       metadata: { name: m.metadata.name, ...(m.metadata.namespace ? { namespace: NS } : {}) },
@@ -57,7 +59,16 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim', () => {
   });
 
   it('installs the CRD and every object of the chart with server-side apply', async () => {
-    const out = await ok('install', 'edge', chartDir, '-n', NS, '--create-namespace');
+    const out = await ok(
+      'install',
+      'edge',
+      chartDir,
+      '-n',
+      NS,
+      '--create-namespace',
+      '--set',
+      'webhook.enabled=true',
+    );
     expect(out).toContain('STATUS: deployed');
     const crd = sim.get(
       'apiextensions.k8s.io/v1',
@@ -82,7 +93,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim', () => {
       kind: 'HAProxyTemplateConfig',
       metadata: { name: 'edge-haptic', namespace: NS },
     });
-    const rendered = template({}, { release: 'edge', namespace: NS }).find(
+    const rendered = template(WEBHOOK, { release: 'edge', namespace: NS }).find(
       (m) => m.kind === 'HAProxyTemplateConfig',
     )!;
     expect(cfg.spec.templateSnippets).toEqual(rendered.spec.templateSnippets);
@@ -105,6 +116,8 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim', () => {
       NS,
       '--set',
       'controller.logLevel=debug',
+      '--set',
+      'webhook.enabled=true',
     );
     expect(out).toContain('STATUS: deployed');
     expect(b64(secret('edge-haptic-credentials').data.dataplane_password)).toBe(password);
