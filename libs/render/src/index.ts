@@ -7,6 +7,14 @@ export type {
   OutputKind,
 } from './lib/compile.js';
 export { render, contentHash, DEFAULT_MAX_QUARANTINE } from './lib/render.js';
+export { BUILTIN_CONTEXT_PROVIDERS, contextProviders } from './lib/registry.js';
+export { RejectedObjectsError } from './lib/provenance.js';
+export {
+  ingressModel,
+  type IngressModel,
+  type IngressRoute,
+  type IngressBackend,
+} from './lib/ingress/model.js';
 export {
   InMemorySnapshot,
   ExcludingSnapshot,

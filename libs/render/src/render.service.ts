@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { TemplateConfig } from '#core';
 import { compileTemplates, type CompiledTemplates } from './lib/compile.js';
+import { contextProviders } from './lib/registry.js';
 import { render } from './lib/render.js';
 import type {
   ContextProvider,
@@ -34,7 +35,7 @@ export class RenderService {
 
   /** Adds a named template variable computed from each snapshot (before the next compile). */
   addContextProvider(provider: ContextProvider): void {
-    if (this.providers.some((p) => p.name === provider.name)) {
+    if (contextProviders(this.providers).some((p) => p.name === provider.name)) {
       throw new TypeError(`context provider ${provider.name} is already registered`);
     }
     this.providers.push(provider);
@@ -43,7 +44,7 @@ export class RenderService {
   /** Compiles a config version; on success it replaces the current one, on failure nothing changes. */
   compile(config: TemplateConfig): Result<CompiledTemplates, RenderProblem[]> {
     const result = compileTemplates(config.spec, {
-      providerNames: this.providers.map((p) => p.name),
+      providers: this.providers,
       configVersion: versionOf(config),
     });
     if (result.ok) this.compiled = result.value;
@@ -58,6 +59,6 @@ export class RenderService {
   /** Renders a snapshot with the current templates (throws NoTemplatesError before the first compile). */
   render(snapshot: RenderSnapshot, inputs: Omit<RenderInputs, 'providers'> = {}): RenderResult {
     if (!this.compiled) throw new NoTemplatesError('no template config has compiled yet');
-    return render(this.compiled, snapshot, { ...inputs, providers: this.providers });
+    return render(this.compiled, snapshot, inputs);
   }
 }

@@ -2,7 +2,8 @@ import { LookupType, toValueSync, type Liquid, type Template, type Variable } fr
 import { createEngine } from './engine.js';
 import { problemFrom, sortProblems } from './problems.js';
 import type { OutputDirs } from './state.js';
-import type { RenderProblem, RenderSpec, Result } from './types.js';
+import { contextProviders } from './registry.js';
+import type { ContextProvider, RenderProblem, RenderSpec, Result } from './types.js';
 
 /** Top-level names every template may use (DESIGN §5); providers add more. */
 export const BUILTIN_NAMES = ['resources', 'controller', 'extra', 'previous'] as const;
@@ -33,10 +34,14 @@ export interface CompiledTemplates {
   readonly dirs: OutputDirs;
   readonly extra: Readonly<Record<string, unknown>>;
   readonly configVersion: string;
+  /** The registry's context providers (built-in and given at compile), in order. */
+  readonly providers: readonly ContextProvider[];
 }
 
 export interface CompileOptions {
-  /** Names added by context providers (checked like the built-in names). */
+  /** Context providers added to the built-in ones (their names are checked like built-in names). */
+  readonly providers?: readonly ContextProvider[];
+  /** Names added by context providers given per render instead (checked like built-in names). */
   readonly providerNames?: readonly string[];
   /** Shown to templates as `controller.config_version`. */
   readonly configVersion?: string;
@@ -195,7 +200,12 @@ export function compileTemplates(
   if (problems.length === 0) parseSnippets(plainEngine, names, problems);
   const templates = parseTemplates(spec, { escapedEngine, plainEngine }, problems);
   const watchedNames = Object.keys(spec.watchedResources).sort();
-  const allowedNames = [...BUILTIN_NAMES, ...(options.providerNames ?? [])];
+  const providers = contextProviders(options.providers);
+  const allowedNames = [
+    ...BUILTIN_NAMES,
+    ...providers.map((p) => p.name),
+    ...(options.providerNames ?? []),
+  ];
   // Every template that parsed is checked further, so one load reports as much as it can.
   const known = new Set(names);
   for (const t of templates) missingSnippets(t.parsed, known, t.label, problems);
@@ -224,6 +234,7 @@ export function compileTemplates(
       },
       extra: spec.templatingSettings.extraContext,
       configVersion: options.configVersion ?? '',
+      providers,
     },
   };
 }

@@ -28,6 +28,7 @@ import {
   validHostname,
   validPath,
 } from './filters-haproxy.js';
+import { serverSlots } from './ingress/filters.js';
 import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
@@ -55,6 +56,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   valid_path: validPath,
   valid_duration: validDuration,
   int_range: intRange,
+  server_slots: serverSlots,
 };
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */

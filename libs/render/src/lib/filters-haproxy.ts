@@ -50,25 +50,38 @@ export function haproxyRegex(this: FilterThis, input: unknown): string {
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/** `valid_hostname`: a DNS host name (optionally `*.` wildcard), lower-cased; refuses others. */
-export function validHostname(this: FilterThis, input: unknown): string {
-  const v = text(input);
+/** Why a text is not a host name for `valid_hostname` (undefined when it is one). */
+export function hostnameProblem(v: string): string | undefined {
   const host = v.toLowerCase();
   const labels = (host.startsWith('*.') ? host.slice(2) : host).split('.');
   if (host.length === 0 || host.length > 253 || !labels.every((l) => LABEL.test(l))) {
+    return `valid_hostname: ${preview(v)} is not a valid host name`;
+  }
+  return undefined;
+}
+
+/** `valid_hostname`: a DNS host name (optionally `*.` wildcard), lower-cased; refuses others. */
+export function validHostname(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  if (hostnameProblem(v) !== undefined) {
     invalid(this.context, 'valid_hostname', v, 'is not a valid host name');
   }
-  return host;
+  return v.toLowerCase();
 }
 
 const PATH = /^\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
 
+/** Why a text is not a URL path for `valid_path` (undefined when it is one). */
+export function pathProblem(v: string): string | undefined {
+  if (v.length > 2048 || !PATH.test(v)) return `valid_path: ${preview(v)} is not a valid URL path`;
+  return undefined;
+}
+
 /** `valid_path`: an absolute URL path of safe characters; refuses quotes, spaces, `#`, `\`. */
 export function validPath(this: FilterThis, input: unknown): string {
   const v = text(input);
-  if (v.length > 2048 || !PATH.test(v)) {
+  if (pathProblem(v) !== undefined)
     invalid(this.context, 'valid_path', v, 'is not a valid URL path');
-  }
   return v;
 }
 

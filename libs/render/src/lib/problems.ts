@@ -11,7 +11,8 @@ function codeOf(message: string): RenderProblemCode {
   return 'syntax';
 }
 
-function innermost(err: unknown): unknown {
+/** The error at the bottom of liquidjs's wrappers (what a filter, tag or provider threw). */
+export function innermostError(err: unknown): unknown {
   let e = err;
   for (let i = 0; i < 10 && LiquidError.is(e); i++) {
     const original = (e as { originalError?: unknown }).originalError;
@@ -34,7 +35,7 @@ export function problemFrom(
   fallback: RenderProblemCode,
 ): RenderProblem {
   const token = LiquidError.is(err) ? (err as { token?: Token }).token : undefined;
-  const cause = innermost(err);
+  const cause = innermostError(err);
   const message = cleanMessage(cause instanceof Error ? cause.message : String(cause));
   const position = token?.getPosition();
   const problem: RenderProblem = {

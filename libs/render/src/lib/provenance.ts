@@ -1,7 +1,7 @@
 import type { Context } from 'liquidjs';
 import { objectRef } from './snapshot.js';
 import { stateOf } from './state.js';
-import type { ObjectRef, RenderProblemCode } from './types.js';
+import type { ObjectRef, RenderProblem, RenderProblemCode } from './types.js';
 
 /** An error raised while rendering, with the watched object it is attributed to (if any). */
 export class TemplateValueError extends Error {
@@ -25,6 +25,17 @@ export class TemplateValueError extends Error {
     return object
       ? new TemplateValueError(code, message, object)
       : new TemplateValueError(code, message, undefined, innermostObject(ctx));
+  }
+}
+
+/**
+ * Objects refused all at once (by a context provider that checks every object it reads): each
+ * problem names its object; the renderer quarantines them together and renders once more.
+ */
+export class RejectedObjectsError extends Error {
+  constructor(readonly problems: readonly RenderProblem[]) {
+    super(problems.map((p) => p.message).join('; '));
+    this.name = 'RejectedObjectsError';
   }
 }
 

@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { CompiledTemplate, CompiledTemplates } from './compile.js';
 import { previousContext } from './previous.js';
-import { problemFrom } from './problems.js';
+import { innermostError, problemFrom } from './problems.js';
+import { RejectedObjectsError } from './provenance.js';
 import { ExcludingSnapshot, refKey } from './snapshot.js';
 import { bindState, type RenderState } from './state.js';
 import type {
+  ContextProvider,
+  ObjectRef,
   QuarantinedObject,
   RenderInputs,
   RenderProblem,
@@ -19,7 +22,7 @@ export const DEFAULT_MAX_QUARANTINE = 10;
 
 type Attempt =
   | { readonly ok: true; readonly outputs: RenderedOutputs }
-  | { readonly ok: false; readonly problem: RenderProblem };
+  | { readonly ok: false; readonly problems: readonly RenderProblem[] };
 
 function resourcesOf(state: RenderState): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
@@ -40,11 +43,37 @@ function resourcesOf(state: RenderState): Record<string, unknown> {
   return resources;
 }
 
+function providerFailure(provider: ContextProvider, err: unknown): Error {
+  if (err instanceof RejectedObjectsError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
+}
+
+/** A lazy provider's value: computed on first read in this render attempt, then kept. */
+function defineLazy(globals: object, provider: ContextProvider, compute: () => unknown): void {
+  let state: { value: unknown } | { error: Error } | undefined;
+  Object.defineProperty(globals, provider.name, {
+    enumerable: true,
+    get: () => {
+      if (!state) {
+        try {
+          state = { value: compute() };
+        } catch (err) {
+          state = { error: providerFailure(provider, err) };
+        }
+      }
+      if ('error' in state) throw state.error;
+      return state.value;
+    },
+  });
+}
+
 function globalsFor(
   compiled: CompiledTemplates,
   state: RenderState,
   inputs: RenderInputs,
 ): Record<string, unknown> {
+  const extra = inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra;
   const globals: Record<string, unknown> = {
     resources: resourcesOf(state),
     controller: {
@@ -53,19 +82,37 @@ function globalsFor(
       config_version: compiled.configVersion,
       ...inputs.controller,
     },
-    extra: inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra,
+    extra,
     previous: previousContext(inputs.previous),
   };
-  for (const provider of inputs.providers ?? []) {
+  const context = { extra, watched: state.watchedNames };
+  for (const provider of providersOf(compiled, inputs)) {
+    const compute = (): unknown => provider.provide(state.snapshot, context);
+    if (provider.lazy) {
+      defineLazy(globals, provider, compute);
+      continue;
+    }
     try {
-      globals[provider.name] = provider.provide(state.snapshot);
+      globals[provider.name] = compute();
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
+      throw providerFailure(provider, err);
     }
   }
   bindState(globals, state);
   return globals;
+}
+
+/** The config's providers (built-in and registered at compile), then any given per render. */
+function providersOf(compiled: CompiledTemplates, inputs: RenderInputs): ContextProvider[] {
+  const names = new Set(compiled.providers.map((p) => p.name));
+  return [...compiled.providers, ...(inputs.providers ?? []).filter((p) => !names.has(p.name))];
+}
+
+/** The problems of a failed template: every object a provider refused, or the one error. */
+function problemsOf(err: unknown, label: string): RenderProblem[] {
+  const cause = innermostError(err);
+  if (cause instanceof RejectedObjectsError) return [...cause.problems];
+  return [problemFrom(err, label, 'render')];
 }
 
 function sorted(map: ReadonlyMap<string, string>): Record<string, string> {
@@ -100,7 +147,7 @@ function collect(
       const message = `certificate ${name} is both a sslCertificates template and registered with other content`;
       return {
         ok: false,
-        problem: { code: 'registration-conflict', template: `cert:${name}`, message },
+        problems: [{ code: 'registration-conflict', template: `cert:${name}`, message }],
       };
     }
     certs.set(name, content);
@@ -111,7 +158,7 @@ function collect(
       const message = `crt-list ${name} has the name of a general file (both live in general storage)`;
       return {
         ok: false,
-        problem: { code: 'registration-conflict', template: `file:${name}`, message },
+        problems: [{ code: 'registration-conflict', template: `file:${name}`, message }],
       };
     }
   }
@@ -145,7 +192,7 @@ function renderOnce(
   try {
     globals = globalsFor(compiled, state, inputs);
   } catch (err) {
-    return { ok: false, problem: problemFrom(err, 'context-provider', 'render') };
+    return { ok: false, problems: problemsOf(err, 'context-provider') };
   }
   const rendered = new Map<CompiledTemplate, string>();
   const deadline = performance.now() + (inputs.timeLimitMs ?? Infinity);
@@ -153,7 +200,7 @@ function renderOnce(
     try {
       rendered.set(t, renderTemplate(compiled, t, globals, deadline));
     } catch (err) {
-      return { ok: false, problem: problemFrom(err, t.label, 'render') };
+      return { ok: false, problems: problemsOf(err, t.label) };
     }
   }
   return collect(compiled, state, rendered);
@@ -190,12 +237,33 @@ export function render(
       const hash = contentHash(attempt.outputs);
       return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
     }
-    const { problem } = attempt;
-    const key = problem.object ? refKey(problem.object) : undefined;
-    if (!problem.object || key === undefined || excluded.has(key) || quarantined.length >= max) {
-      return { ok: false, problems: [problem], quarantined, attempts };
+    // Every problem must be explained by an object not yet left out; at most `max` in all.
+    const fresh = quarantinable(attempt.problems, excluded);
+    if (fresh === undefined)
+      return { ok: false, problems: attempt.problems, quarantined, attempts };
+    const room = Math.max(0, max - quarantined.length);
+    for (const { key, problem, object } of fresh.slice(0, room)) {
+      excluded.add(key);
+      quarantined.push({ object, problem });
     }
-    excluded.add(key);
-    quarantined.push({ object: problem.object, problem });
+    if (fresh.length > room) {
+      const problems = fresh.slice(room).map((f) => f.problem);
+      return { ok: false, problems, quarantined, attempts };
+    }
   }
+}
+
+/** The problems as objects to leave out, or undefined when one is not explained by a new object. */
+function quarantinable(
+  problems: readonly RenderProblem[],
+  excluded: ReadonlySet<string>,
+): { key: string; problem: RenderProblem; object: ObjectRef }[] | undefined {
+  const out: { key: string; problem: RenderProblem; object: ObjectRef }[] = [];
+  for (const problem of problems) {
+    const object = problem.object;
+    const key = object ? refKey(object) : undefined;
+    if (!object || key === undefined || excluded.has(key)) return undefined;
+    if (!out.some((o) => o.key === key)) out.push({ key, problem, object });
+  }
+  return out.length > 0 ? out : undefined;
 }

@@ -97,10 +97,23 @@ export interface RenderSnapshot {
   lookup(watched: string, keys: readonly string[]): readonly object[];
 }
 
-/** Port: another module adds a named top-level template variable computed from the snapshot. */
+/** What a context provider may read besides the snapshot. */
+export interface ProviderContext {
+  /** templatingSettings.extraContext (with a validation test's values merged over it). */
+  readonly extra: Readonly<Record<string, unknown>>;
+  /** The watched-resource names of the config (the names `snapshot.list` knows). */
+  readonly watched: readonly string[];
+}
+
+/**
+ * Port: another module adds a named top-level template variable computed from the snapshot.
+ * An eager provider runs before every render (its failure fails the render); a `lazy` one runs
+ * on first use in a render and may throw RejectedObjectsError to refuse objects all at once.
+ */
 export interface ContextProvider {
   readonly name: string;
-  provide(snapshot: RenderSnapshot): unknown;
+  readonly lazy?: boolean;
+  provide(snapshot: RenderSnapshot, context: ProviderContext): unknown;
 }
 
 /** Controller facts exposed to templates as `controller`. */

@@ -1,0 +1,10 @@
+export { type Figure, median, formatFigures, rounded } from './lib/figures.js';
+export {
+  ingressWorld,
+  ingressAt,
+  type IngressWorld,
+  type TlsPair,
+  type WorldOptions,
+} from './lib/manifests.js';
+export { loadIngressLibrary } from './lib/ingress-library.js';
+export { renderScenario, type RenderScenarioOptions } from './lib/render-scenario.js';

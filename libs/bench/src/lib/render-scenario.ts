@@ -1,0 +1,163 @@
+import { performance } from 'node:perf_hooks';
+import type { TemplateConfig } from '#core';
+import { ResourceIndex, type IndexSnapshot, type KubeObject } from '#index';
+import { RenderService, type RenderedOutputs, type RenderResult } from '#render';
+import { HaproxyChecker, formatProblem, validateOutputs } from '#validation';
+import { median, type Figure } from './figures.js';
+import { ingressAt, ingressWorld, type TlsPair, type WorldOptions } from './manifests.js';
+
+/** What the render scenario needs. */
+export interface RenderScenarioOptions {
+  /** The template config to render (the default Ingress library: `loadIngressLibrary`). */
+  readonly config: TemplateConfig;
+  /** Cluster sizes, in Ingresses (e.g. 1,000 and 10,000). */
+  readonly sizes: readonly number[];
+  /** Timed repetitions per figure (the median is reported); default 3. */
+  readonly repetitions?: number;
+  /** The HAProxy binary for `haproxy -c`; without one the check figures are left out. */
+  readonly haproxyBin?: string;
+  /** A certificate for every `tlsEvery`-th Ingress's TLS Secret (default every 20th). */
+  readonly tls?: TlsPair;
+  readonly tlsEvery?: number;
+  /** Called with progress lines (what is being measured). */
+  readonly log?: (line: string) => void;
+}
+
+function indexOf(config: TemplateConfig, world: Record<string, readonly object[]>): ResourceIndex {
+  const index = new ResourceIndex();
+  const watched = config.spec.watchedResources;
+  index.configure(
+    Object.fromEntries(
+      Object.entries(watched).map(([n, w]) => [n, { indexBy: w.indexBy, store: 'full' as const }]),
+    ),
+  );
+  for (const name of Object.keys(watched)) {
+    index.reset(name, undefined, (world[name] ?? []) as KubeObject[]);
+    index.listed(name);
+  }
+  return index;
+}
+
+function rendered(result: RenderResult, what: string): RenderedOutputs {
+  if (!result.ok)
+    throw new Error(`${what} failed: ${result.problems.map((p) => p.message).join('; ')}`);
+  if (result.quarantined.length > 0) throw new Error(`${what} quarantined objects`);
+  return result.outputs;
+}
+
+/** Wall-clock ms of `fn`, and the CPU ms this process spent on it (less sensitive to load). */
+function timed<T>(fn: () => T): [T, number, number] {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const value = fn();
+  const used = process.cpuUsage(cpu);
+  return [value, performance.now() - started, (used.user + used.system) / 1000];
+}
+
+function serviceFor(config: TemplateConfig): RenderService {
+  const service = new RenderService();
+  const compiled = service.compile(config);
+  if (!compiled.ok) throw new Error(`templates do not compile: ${compiled.error[0]?.message}`);
+  return service;
+}
+
+/** Full renders, each by a freshly compiled renderer (nothing carried over), steady-state inputs. */
+function fullRenders(config: TemplateConfig, snapshot: IndexSnapshot, reps: number) {
+  const first = rendered(serviceFor(config).render(snapshot), 'first render');
+  const previous = { haproxyConfig: first.haproxyConfig, maps: first.maps };
+  const samples: number[] = [];
+  const cpus: number[] = [];
+  let outputs = first;
+  for (let r = 0; r < reps; r++) {
+    const service = serviceFor(config);
+    const [result, ms, cpu] = timed(() => service.render(snapshot, { previous }));
+    outputs = rendered(result, 'full render');
+    samples.push(ms);
+    cpus.push(cpu);
+  }
+  return { outputs, previous, ms: median(samples), cpu: median(cpus) };
+}
+
+/** One Ingress (in the middle) changes its first path; the same renderer renders again. */
+async function changeRenders(
+  config: TemplateConfig,
+  index: ResourceIndex,
+  world: WorldOptions,
+  reps: number,
+): Promise<{ ms: number; cpu: number }> {
+  const service = serviceFor(config);
+  const first = rendered(service.render(await index.snapshot()), 'first render');
+  const previous = { haproxyConfig: first.haproxyConfig, maps: first.maps };
+  const target = Math.floor(world.ingresses / 2);
+  const samples: number[] = [];
+  const cpus: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    index.upsert('ingresses', ingressAt(target, world, r + 1) as KubeObject);
+    const snapshot = await index.snapshot();
+    const [result, ms, cpu] = timed(() => service.render(snapshot, { previous }));
+    rendered(result, 'one-Ingress change');
+    samples.push(ms);
+    cpus.push(cpu);
+  }
+  index.upsert('ingresses', ingressAt(target, world) as KubeObject);
+  return { ms: median(samples), cpu: median(cpus) };
+}
+
+async function checkTimes(
+  config: TemplateConfig,
+  outputs: RenderedOutputs,
+  binary: string,
+  reps: number,
+): Promise<number> {
+  const checker = new HaproxyChecker({ binary, timeoutMs: 300_000 }, 1);
+  const samples: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const result = await validateOutputs(outputs, { dirs: config.spec.dataplane, checker });
+    if (!result.valid) {
+      const why = result.problems.slice(0, 3).map(formatProblem).join('; ');
+      throw new Error(`haproxy -c refused the rendered output: ${why}`);
+    }
+    samples.push(result.haproxy.durationMs ?? NaN);
+  }
+  return median(samples);
+}
+
+/**
+ * The render scenario: for each size, a generated cluster rendered by the given config — full
+ * render, one-Ingress change, and `haproxy -c` on the same output — as figures (medians of
+ * `repetitions` runs) with the ratios full/check and change/full.
+ */
+export async function renderScenario(opts: RenderScenarioOptions): Promise<Figure[]> {
+  const reps = opts.repetitions ?? 3;
+  const log = opts.log ?? (() => undefined);
+  const figures: Figure[] = [];
+  for (const n of opts.sizes) {
+    const world: WorldOptions = {
+      ingresses: n,
+      tlsEvery: opts.tlsEvery ?? 20,
+      ...(opts.tls ? { tls: opts.tls } : {}),
+    };
+    const objects = ingressWorld(world);
+    const index = indexOf(opts.config, { ...objects });
+    const snapshot = await index.snapshot();
+    log(`n=${n}: full render x${reps}`);
+    const full = fullRenders(opts.config, snapshot, reps);
+    const add = (name: string, value: number, unit: Figure['unit']): void =>
+      void figures.push({ name, value, unit, n });
+    add('render.full', full.ms, 'ms');
+    add('render.full.cpu', full.cpu, 'ms');
+    log(`n=${n}: one-Ingress change x${reps}`);
+    const change = await changeRenders(opts.config, index, world, reps);
+    add('render.one-ingress-change', change.ms, 'ms');
+    add('render.one-ingress-change.cpu', change.cpu, 'ms');
+    add('ratio.change-to-full', change.ms / full.ms, 'ratio');
+    add('output.haproxy-cfg', Buffer.byteLength(full.outputs.haproxyConfig), 'bytes');
+    if (opts.haproxyBin) {
+      log(`n=${n}: haproxy -c x${reps}`);
+      const check = await checkTimes(opts.config, full.outputs, opts.haproxyBin, reps);
+      add('haproxy.check', check, 'ms');
+      add('ratio.full-to-check', full.ms / check, 'ratio');
+    }
+  }
+  return figures;
+}

@@ -1,0 +1,55 @@
+import { toValue, type Context } from 'liquidjs';
+import { outputText } from '../escaper.js';
+import { TemplateValueError } from '../provenance.js';
+import { objectRef } from '../snapshot.js';
+import { stateOf } from '../state.js';
+import { allocateSlots, serviceEndpoints, SliceRefused, type ServerSlot } from './servers.js';
+
+type FilterThis = { context: Context };
+
+function owner(ctx: Context, filter: string, list: unknown): string {
+  const v: unknown = toValue(list);
+  const watched = v !== null && typeof v === 'object' ? stateOf(ctx).listOwners.get(v) : undefined;
+  if (watched === undefined) throw new TypeError(`${filter}: the lists must be resources.<name>`);
+  return watched;
+}
+
+/**
+ * `resources.endpointslices | server_slots: resources.services, ns, service, port, slots,
+ * previous.backends[be].servers`: the server slots of a backend for a Service port (number or
+ * name) — its serving endpoints, each on the slot it had in the deployed config where it had one.
+ * A slice with a bad port or address fails the render, attributed to the slice.
+ */
+export function serverSlots(
+  this: FilterThis,
+  slicesList: unknown,
+  servicesList: unknown,
+  namespace: unknown,
+  service: unknown,
+  port: unknown,
+  slots: unknown,
+  deployed: unknown,
+): ServerSlot[] {
+  const ctx = this.context;
+  const slicesOf = owner(ctx, 'server_slots', slicesList);
+  const servicesOf = owner(ctx, 'server_slots', servicesList);
+  const keys = [outputText(namespace), outputText(service)];
+  const { snapshot } = stateOf(ctx);
+  let endpoints: Map<string, string>;
+  try {
+    endpoints = serviceEndpoints(
+      snapshot.lookup(servicesOf, keys),
+      snapshot.lookup(slicesOf, keys),
+      outputText(port),
+    );
+  } catch (err) {
+    if (!(err instanceof SliceRefused)) throw err;
+    throw new TemplateValueError('fail', err.message, objectRef(slicesOf, err.slice));
+  }
+  const previous: unknown = toValue(deployed);
+  return allocateSlots(
+    endpoints,
+    Number(toValue(slots)),
+    Array.isArray(previous) ? (previous as object[]) : [],
+  );
+}

@@ -1,0 +1,343 @@
+import { sortBy } from '../filters-data.js';
+import { hostnameProblem, pathProblem } from '../filters-haproxy.js';
+import { objectRef } from '../snapshot.js';
+import type { RenderProblem } from '../types.js';
+import {
+  byCodeUnits,
+  field,
+  isBlank,
+  isNil,
+  items,
+  orDefault,
+  path,
+  str,
+} from './liquid-values.js';
+
+/** A route: `key` ("<host><path>", "/"-terminated for Prefix) to a backend. */
+export interface IngressRoute {
+  readonly key: string;
+  readonly backend: string;
+}
+
+/** One backend an Ingress uses, named as the library names it. */
+export interface IngressBackend {
+  /** svc_<ns>_<service>_<port> (shared) or ing_<ns>_<ingress>_<service>_<port> (annotated). */
+  readonly name: string;
+  readonly namespace: string;
+  readonly service: string;
+  /** The Service port, a number (as text) or a name. */
+  readonly port: string;
+  /** The Ingress the backend is written for (annotations, attribution). */
+  readonly ingress: object;
+}
+
+/** What the Ingress library's outputs need, computed once per snapshot. */
+export interface IngressModel {
+  /** Ingresses served (class selected, valid, not in conflict), oldest first. */
+  readonly served: readonly object[];
+  /** Exact routes, one per key, in key order (first rule wins). */
+  readonly exact_routes: readonly IngressRoute[];
+  /** Prefix and ImplementationSpecific routes, longest key first, one per key. */
+  readonly prefix_routes: readonly IngressRoute[];
+  /** The default backend (of the oldest served Ingress that has one), or "". */
+  readonly default_backend: string;
+  /** Every backend, in name order, once. */
+  readonly backends: readonly IngressBackend[];
+}
+
+/** The model and the objects refused while building it (each with the reason). */
+export interface IngressModelResult {
+  readonly model: IngressModel;
+  readonly problems: readonly RenderProblem[];
+}
+
+/** What the model reads from the snapshot and the config. */
+export interface IngressInputs {
+  readonly ingressClasses: readonly object[];
+  readonly ingresses: readonly object[];
+  readonly controllerName: unknown;
+}
+
+const PREFIX = 'haproxy-haptic.org/';
+const SERVICE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const PORT_NUMBER = /^[1-9][0-9]{0,4}$/;
+const PORT_NAME = /^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
+
+/** A refusal of the Ingress being read; ends the reading of that Ingress. */
+class Refused extends Error {
+  constructor(
+    readonly code: 'fail' | 'invalid-value',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function meta(o: object): { namespace: string; name: string } {
+  return {
+    namespace: str(path(o, 'metadata', 'namespace')),
+    name: str(path(o, 'metadata', 'name')),
+  };
+}
+
+/** IngressClass selection: the names of ours and whether one of them is the default. */
+function ourClasses(classes: readonly object[], controller: unknown) {
+  const names: unknown[] = [];
+  let hasDefault = false;
+  for (const ic of classes) {
+    if (path(ic, 'spec', 'controller') !== controller) continue;
+    names.push(path(ic, 'metadata', 'name'));
+    const annotations = path(ic, 'metadata', 'annotations');
+    if (field(annotations, 'ingressclass.kubernetes.io/is-default-class') === 'true')
+      hasDefault = true;
+  }
+  return { names, hasDefault };
+}
+
+/** Served candidates, oldest first (creationTimestamp, namespace, name). */
+export function selectIngresses(inputs: IngressInputs): object[] {
+  const classes = ourClasses(inputs.ingressClasses, inputs.controllerName);
+  const sorted = sortBy(
+    inputs.ingresses,
+    'metadata.creationTimestamp',
+    'metadata.namespace',
+    'metadata.name',
+  ) as object[];
+  return sorted.filter((ing) => {
+    const annotations = path(ing, 'metadata', 'annotations');
+    const cls = orDefault(
+      field(annotations, 'kubernetes.io/ingress.class'),
+      path(ing, 'spec', 'ingressClassName'),
+    );
+    if (isBlank(cls)) return classes.hasDefault;
+    return classes.names.includes(cls);
+  });
+}
+
+function isAnnotated(ing: object): boolean {
+  return items(path(ing, 'metadata', 'annotations')).some(
+    (kv) => Array.isArray(kv) && str(kv[0]).startsWith(PREFIX),
+  );
+}
+
+/** Checks an Ingress backend reference and names its backend (ingress-backend-name). */
+function backendOf(ing: object, id: string, rb: unknown, where: string, annotated: boolean) {
+  const service = field(rb, 'service');
+  const fail = (what: string): never => {
+    throw new Refused('fail', `Ingress ${id}: ${where}${what}`);
+  };
+  if (isNil(service)) fail(' has no service (resource backends are not supported)');
+  const svc = str(field(service, 'name'));
+  if (!SERVICE_NAME.test(svc)) fail('.service.name is not a Service name');
+  const number = path(service, 'port', 'number');
+  const pname = path(service, 'port', 'name');
+  let port: string;
+  if (!isNil(number)) {
+    port = str(number);
+    if (!PORT_NUMBER.test(port) || Number(port) > 65535)
+      fail('.service.port.number is not a port (1-65535)');
+  } else if (!isNil(pname)) {
+    port = str(pname);
+    if (!PORT_NAME.test(port)) fail('.service.port.name is not a port name');
+  } else {
+    return fail('.service.port needs a number or a name');
+  }
+  const { namespace, name } = meta(ing);
+  const beName = annotated
+    ? `ing_${namespace}_${name}_${svc}_${port}`
+    : `svc_${namespace}_${svc}_${port}`;
+  return { name: beName, namespace, service: svc, port };
+}
+
+type Kind = 'E' | 'P' | 'I';
+
+/** One route of an Ingress, as the library claims it. */
+interface Claim {
+  readonly kind: Kind;
+  readonly key: string;
+  readonly host: string;
+  readonly path: string;
+  readonly type: string;
+  readonly backend: string;
+}
+
+interface ReadIngress {
+  readonly ing: object;
+  readonly id: string;
+  readonly claims: readonly Claim[];
+  readonly defaultBackend: string | undefined;
+  readonly backends: readonly (Omit<IngressBackend, 'ingress'> & { ingName: string })[];
+}
+
+function validated(problem: string | undefined, value: string): string {
+  if (problem !== undefined) throw new Refused('invalid-value', problem);
+  return value;
+}
+
+function routeKey(type: string, host: string, p: string, id: string): [Kind, string] {
+  switch (type) {
+    case 'Exact':
+      return ['E', host + p];
+    case 'Prefix':
+      return ['P', `${host}${p.replace(/\/+$/, '')}/`];
+    case 'ImplementationSpecific':
+      return ['I', host + p];
+    default:
+      throw new Refused('fail', `Ingress ${id}: unknown pathType ${type}`);
+  }
+}
+
+type Backends = ReadIngress['backends'][number][];
+
+/** The routes of one Ingress (ingress-routes): throws Refused at its first problem. */
+function readIngress(ing: object): ReadIngress {
+  const { namespace, name } = meta(ing);
+  const id = `${namespace}/${name}`;
+  const annotated = isAnnotated(ing);
+  const backends: Backends = [];
+  const named = (rb: unknown, where: string): string => {
+    const b = backendOf(ing, id, rb, where, annotated);
+    backends.push({ ...b, ingName: name });
+    return b.name;
+  };
+  const spec = field(ing, 'spec');
+  const def = field(spec, 'defaultBackend');
+  const defaultBackend =
+    isNil(def) || def === false ? undefined : named(def, 'spec.defaultBackend');
+  const claims: Claim[] = [];
+  let last: { svc: unknown; number: unknown; pname: unknown; be: string } | undefined;
+  items(field(spec, 'rules')).forEach((rule, ri) => {
+    const rawHost = field(rule, 'host');
+    const host = isBlank(rawHost)
+      ? '*'
+      : validated(hostnameProblem(str(rawHost)), str(rawHost).toLowerCase());
+    items(path(rule, 'http', 'paths')).forEach((p, pi) => {
+      const rb = field(p, 'backend');
+      const service = field(rb, 'service');
+      const svc = field(service, 'name');
+      const number = path(service, 'port', 'number');
+      const pname = path(service, 'port', 'name');
+      // Paths of one Ingress mostly share a backend: check and name it once.
+      if (
+        !last ||
+        isNil(service) ||
+        svc !== last.svc ||
+        number !== last.number ||
+        pname !== last.pname
+      ) {
+        const be = named(rb, `spec.rules[${ri}].http.paths[${pi}].backend`);
+        last = { svc, number, pname, be };
+      }
+      const type = str(orDefault(field(p, 'pathType'), 'ImplementationSpecific'));
+      const rawPath = str(orDefault(field(p, 'path'), '/'));
+      const routePath = validated(pathProblem(rawPath), rawPath);
+      const [kind, key] = routeKey(type, host, routePath, id);
+      claims.push({ kind, key, host, path: routePath, type, backend: last.be });
+    });
+  });
+  return { ing, id, claims, defaultBackend, backends };
+}
+
+function refused(ing: object, err: unknown): RenderProblem {
+  if (!(err instanceof Refused)) throw err;
+  return {
+    code: err.code,
+    template: 'context:ingress',
+    message: err.message,
+    object: objectRef('ingresses', ing),
+  };
+}
+
+/** The first claim of `r` (in claim order) that an older served Ingress already owns. */
+function conflictOf(r: ReadIngress, owners: ReadonlyMap<string, string>): string | undefined {
+  const lost = r.claims
+    .filter((c) => {
+      const owner = owners.get(`${c.kind} ${c.key}`);
+      return owner !== undefined && owner !== r.id;
+    })
+    .sort((a, b) => byCodeUnits(`${a.kind} ${a.key}`, `${b.kind} ${b.key}`))[0];
+  if (!lost) return undefined;
+  const owner = owners.get(`${lost.kind} ${lost.key}`) ?? '';
+  return `Ingress ${r.id}: host ${lost.host} path ${lost.path} (${lost.type}) is already served by the older Ingress ${owner}; the oldest Ingress wins`;
+}
+
+function routeTables(served: readonly ReadIngress[]) {
+  const exact = new Map<string, string>();
+  const prefix = new Map<string, string>();
+  for (const r of served) {
+    for (const c of r.claims) {
+      const table = c.kind === 'E' ? exact : prefix;
+      if (!table.has(c.key)) table.set(c.key, c.backend);
+    }
+  }
+  const route = ([key, backend]: [string, string]): IngressRoute => ({ key, backend });
+  const exactRoutes = [...exact].sort(([a], [b]) => byCodeUnits(a, b)).map(route);
+  // Longest key first, then key order (the library's "99999 - length" rank, as text).
+  const rank = (k: string): string => `${99999 - k.length} ${k}`;
+  const prefixRoutes = [...prefix].sort(([a], [b]) => byCodeUnits(rank(a), rank(b))).map(route);
+  return { exactRoutes, prefixRoutes };
+}
+
+function backendList(served: readonly ReadIngress[]): IngressBackend[] {
+  const entries = served.flatMap((r) =>
+    r.backends.map((b) => ({
+      entry: `${b.name}|${b.namespace}|${b.service}|${b.port}|${b.ingName}`,
+      backend: {
+        name: b.name,
+        namespace: b.namespace,
+        service: b.service,
+        port: b.port,
+        ingress: r.ing,
+      },
+    })),
+  );
+  entries.sort((a, b) => byCodeUnits(a.entry, b.entry));
+  const seen = new Set<string>();
+  const out: IngressBackend[] = [];
+  for (const { backend } of entries) {
+    if (seen.has(backend.name)) continue;
+    seen.add(backend.name);
+    out.push(backend);
+  }
+  return out;
+}
+
+/**
+ * The Ingress library's model of a snapshot: the served Ingresses (oldest first), their routes,
+ * backends and default backend. An Ingress with an invalid host, path, path type or backend, or
+ * with a route an older served Ingress already has, is refused (a problem naming it) and left out.
+ */
+export function ingressModel(inputs: IngressInputs): IngressModelResult {
+  const problems: RenderProblem[] = [];
+  const read: ReadIngress[] = [];
+  for (const ing of selectIngresses(inputs)) {
+    try {
+      read.push(readIngress(ing));
+    } catch (err) {
+      problems.push(refused(ing, err));
+    }
+  }
+  const owners = new Map<string, string>();
+  const served: ReadIngress[] = [];
+  for (const r of read) {
+    const conflict = conflictOf(r, owners);
+    if (conflict !== undefined) {
+      problems.push(refused(r.ing, new Refused('fail', conflict)));
+      continue;
+    }
+    for (const c of r.claims)
+      if (!owners.has(`${c.kind} ${c.key}`)) owners.set(`${c.kind} ${c.key}`, r.id);
+    served.push(r);
+  }
+  const { exactRoutes, prefixRoutes } = routeTables(served);
+  return {
+    model: {
+      served: served.map((r) => r.ing),
+      exact_routes: exactRoutes,
+      prefix_routes: prefixRoutes,
+      default_backend: served.find((r) => r.defaultBackend !== undefined)?.defaultBackend ?? '',
+      backends: backendList(served),
+    },
+    problems,
+  };
+}
