@@ -1,10 +1,45 @@
 #!/usr/bin/env node
 // The `haptic` command. The TypeScript build (run by `npm ci` through `prepare`) lives in dist/.
+//
+// Before anything else it derives the V8 heap limit from the cgroup memory limit (the Node
+// equivalent of GOMEMLIMIT; see apps/controller/src/cli/heap-limit.ts): when the process runs
+// under a memory limit and no --max-old-space-size was given, node is started again with one.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/apps/controller/src/main.js', import.meta.url);
+const dist = new URL('../dist/apps/controller/src/', import.meta.url);
+const entry = new URL('main.js', dist);
 if (!existsSync(entry)) {
   process.stderr.write('haptic: not built yet; run `npm run build` in the haptic checkout\n');
   process.exit(1);
 }
-await import(entry.href);
+
+const { heapFlags, systemCgroupPaths } = await import(new URL('cli/heap-limit.js', dist).href);
+const flags = heapFlags(process.execArgv, process.env, systemCgroupPaths());
+
+if (flags === undefined) {
+  await import(entry.href);
+} else {
+  const args = [
+    ...process.execArgv,
+    ...flags,
+    fileURLToPath(import.meta.url),
+    ...process.argv.slice(2),
+  ];
+  if (typeof process.execve === 'function') {
+    // Node >= 22.15 replaces this process: no second node stays resident under the limit.
+    process.execve(process.execPath, [process.execPath, ...args], process.env);
+  }
+  // Node 20: a child with the flag; this process only relays signals and the exit status.
+  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  const relay = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'];
+  for (const signal of relay) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    if (signal !== null) {
+      for (const s of relay) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
+}

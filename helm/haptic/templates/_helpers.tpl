@@ -1,0 +1,180 @@
+{{/* Names: <release>-haptic, or the release name alone when it already contains "haptic". */}}
+{{- define "haptic.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "haptic.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := include "haptic.name" . -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of a derived object: <fullname>-<suffix>, kept within 63 characters. */}}
+{{- define "haptic.child" -}}
+{{- printf "%s-%s" (include "haptic.fullname" .ctx | trunc (int (sub 62 (len .suffix))) | trimSuffix "-") .suffix -}}
+{{- end -}}
+
+{{- define "haptic.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "haptic.labels" -}}
+helm.sh/chart: {{ include "haptic.chart" . }}
+app.kubernetes.io/name: {{ include "haptic.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: haptic
+{{- end -}}
+
+{{/* Selector labels of one component (controller or loadbalancer). */}}
+{{- define "haptic.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "haptic.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "haptic.controller.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "controller") }}{{- end -}}
+{{- define "haptic.haproxy.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "haproxy") }}{{- end -}}
+{{- define "haptic.config.name" -}}{{ default (include "haptic.fullname" .) .Values.controller.config.name }}{{- end -}}
+{{- define "haptic.webhook.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "webhook") }}{{- end -}}
+{{- define "haptic.webhookCert.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "webhook-tls") }}{{- end -}}
+
+{{- define "haptic.credentials.name" -}}
+{{- default (include "haptic.child" (dict "ctx" . "suffix" "credentials")) .Values.credentials.existingSecret -}}
+{{- end -}}
+
+{{- define "haptic.ingressClass.name" -}}
+{{- default (include "haptic.fullname" .) .Values.ingressClass.name -}}
+{{- end -}}
+
+{{/* The IngressClass controller name: per release, so two releases can share a cluster. */}}
+{{- define "haptic.controllerName" -}}
+{{- default (printf "haproxy-haptic.org/%s.%s" .Release.Namespace (include "haptic.fullname" .)) .Values.ingressClass.controllerName -}}
+{{- end -}}
+
+{{- define "haptic.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "haptic.haproxy.image" -}}
+{{- printf "%s:%s" .Values.haproxy.image.repository .Values.haproxy.image.tag -}}
+{{- end -}}
+
+{{/* The HAProxy pods' labels the config's podSelector matches (the release's own pods only). */}}
+{{- define "haptic.podSelector" -}}
+{{- $labels := merge (dict "app.kubernetes.io/instance" .Release.Name) (deepCopy .Values.controller.config.podSelector.matchLabels) -}}
+matchLabels:
+{{- toYaml $labels | nindent 2 }}
+{{- with .Values.controller.config.podSelector.matchExpressions }}
+matchExpressions:
+{{- toYaml . | nindent 2 }}
+{{- end }}
+namespace: {{ .Release.Namespace }}
+{{- end -}}
+
+{{/*
+The HAProxyTemplateConfig spec: the template library kept as files under libraries/<name>/
+(the same layout scripts/assemble-library.mjs reads), with the release's settings on top.
+*/}}
+{{- define "haptic.config.spec" -}}
+{{- $cfg := .Values.controller.config -}}
+{{- $lib := printf "libraries/%s" $cfg.library -}}
+{{- $doc := .Files.Get (printf "%s/library.yaml" $lib) | fromYaml -}}
+{{- if not $doc.spec }}{{ fail (printf "controller.config.library: no library %q in the chart" $cfg.library) }}{{ end -}}
+{{- $spec := deepCopy $doc.spec -}}
+{{- $_ := set $spec "credentialsSecretRef" (dict "name" (include "haptic.credentials.name" .) "namespace" .Release.Namespace) -}}
+{{- $_ := set $spec "podSelector" (include "haptic.podSelector" . | fromYaml) -}}
+{{- $le := .Values.controller.leaderElection -}}
+{{- /* spec.controller.status stays unset: haptic does not write Ingress status yet (refused). */ -}}
+{{- $_ := set $spec "controller" (dict
+      "leaderElection" (dict "enabled" $le.enabled "leaseName" (include "haptic.controller.name" .) "leaseDuration" $le.leaseDuration "renewDeadline" $le.renewDeadline "retryPeriod" $le.retryPeriod)
+      "reconcile" $cfg.reconcile) -}}
+{{- /* The library's webhook opt-ins hold only with the webhook on. */ -}}
+{{- range $name, $w := $spec.watchedResources }}{{ if $w.enableValidationWebhook }}{{ $_ := set $w "enableValidationWebhook" $.Values.webhook.enabled }}{{ end }}{{ end -}}
+{{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
+{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}
+{{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}
+{{- $extra := deepCopy $libExtra -}}
+{{- $extra = mergeOverwrite $extra (deepCopy $cfg.extraContext) -}}
+{{- $_ := set $extra "controller_name" (include "haptic.controllerName" .) -}}
+{{- $_ := set $extra "http_port" (int .Values.haproxy.ports.http) -}}
+{{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
+{{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
+{{- $_ := set $spec "templatingSettings" (dict "extraContext" $extra) -}}
+{{- $_ := set $spec "haproxyConfig" (dict "template" ($.Files.Get (printf "%s/haproxy.cfg.liquid" $lib))) -}}
+{{- $snippets := dict -}}
+{{- range $path, $_ := $.Files.Glob (printf "%s/snippets/*.liquid" $lib) }}{{ $_ := set $snippets (base $path | trimSuffix ".liquid") (dict "template" ($.Files.Get $path)) }}{{ end -}}
+{{- /* The drain bound of the HAProxy pods (their terminationGracePeriodSeconds covers it). */ -}}
+{{- $_ := set $snippets "global-900-chart-hard-stop-after" (dict "template" (printf "\n  hard-stop-after %s" .Values.haproxy.hardStopAfter)) -}}
+{{- range $name, $text := $cfg.templateSnippets }}{{ $_ := set $snippets $name (dict "template" $text) }}{{ end -}}
+{{- $_ := set $spec "templateSnippets" $snippets -}}
+{{- range $kind := list "maps" "files" "certificates" -}}
+{{- $out := dict -}}
+{{- range $path, $_ := $.Files.Glob (printf "%s/%s/*.liquid" $lib $kind) }}{{ $_ := set $out (base $path | trimSuffix ".liquid") (dict "template" ($.Files.Get $path)) }}{{ end -}}
+{{- if $out }}{{ $_ := set $spec (ternary "sslCertificates" $kind (eq $kind "certificates")) $out }}{{ end -}}
+{{- end -}}
+{{- if $cfg.validationTests -}}
+{{- $tests := dict -}}
+{{- range $path, $_ := $.Files.Glob (printf "%s/tests/*.yaml" $lib) -}}
+{{- range $name, $test := ($.Files.Get $path | fromYaml) -}}
+{{- if hasKey $tests $name }}{{ fail (printf "validation test %s is defined twice (%s)" $name $path) }}{{ end -}}
+{{- /* The library's tests are written against its own defaults for what the chart sets. */ -}}
+{{- $pinned := dict -}}
+{{- range $k := list "controller_name" "http_port" "https_port" "stats_port" }}{{ if hasKey $libExtra $k }}{{ $_ := set $pinned $k (get $libExtra $k) }}{{ end }}{{ end -}}
+{{- $_ := set $test "extraContext" (mergeOverwrite $pinned (default dict $test.extraContext)) -}}
+{{- $_ := set $tests $name $test -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $spec "validationTests" $tests -}}
+{{- end -}}
+{{- toYaml $spec -}}
+{{- end -}}
+
+{{/* DNS names of the controller Service, as the API server addresses the webhook. */}}
+{{- define "haptic.webhook.dnsNames" -}}
+{{- $svc := include "haptic.controller.name" . -}}
+{{- $ns := .Release.Namespace -}}
+{{- toJson (list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns)) -}}
+{{- end -}}
+
+{{/*
+The generated webhook certificate (ca.crt, tls.crt, tls.key, base64): the one already in the
+cluster when there is one (lookup; upgrades keep it), else a new CA and a certificate signed by it.
+Computed once per render, so the Secret, the caBundle and the pods' checksum agree.
+*/}}
+{{- define "haptic.webhook.tls" -}}
+{{- if not (hasKey .Values "_webhookTlsCache") -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "haptic.webhookCert.name" .) -}}
+{{- $data := dict -}}
+{{- if and $existing $existing.data (hasKey $existing.data "ca.crt") (hasKey $existing.data "tls.crt") (hasKey $existing.data "tls.key") -}}
+{{- $data = dict "ca.crt" (index $existing.data "ca.crt") "tls.crt" (index $existing.data "tls.crt") "tls.key" (index $existing.data "tls.key") -}}
+{{- else -}}
+{{- $days := int .Values.webhook.generatedCertValidityDays -}}
+{{- $ca := genCA (printf "%s-webhook-ca" (include "haptic.fullname" .)) $days -}}
+{{- $dns := include "haptic.webhook.dnsNames" . | fromJsonArray -}}
+{{- $cert := genSignedCert (first $dns) nil $dns $days $ca -}}
+{{- $data = dict "ca.crt" ($ca.Cert | b64enc) "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) -}}
+{{- end -}}
+{{- $_ := set .Values "_webhookTlsCache" $data -}}
+{{- end -}}
+{{- toYaml (get .Values "_webhookTlsCache") -}}
+{{- end -}}
+
+{{/* Security context of the HAProxy pod's containers; bind: may bind ports below 1024. */}}
+{{- define "haptic.haproxy.containerSecurity" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+  {{- if .bind }}
+  add: [NET_BIND_SERVICE]
+  {{- end }}
+{{- end -}}

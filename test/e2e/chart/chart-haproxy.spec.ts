@@ -1,0 +1,147 @@
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- rendered manifests are untyped YAML; the assertions check their shape */
+import { describe, expect, it } from 'vitest';
+import { find, template, type Manifest } from './helm.js';
+
+const container = (d: Manifest, name: string) =>
+  (d.spec.template.spec.containers as Manifest[]).find((c) => c.name === name)!;
+const port = (c: Manifest, name: string) =>
+  (c.ports as Manifest[]).find((p) => p.name === name)?.containerPort as number | undefined;
+
+/** Label selector matchLabels ⊆ labels. */
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+describe('the HAProxy pods of the chart', () => {
+  it('runs HAProxy and the real Dataplane API sidecar by default', () => {
+    const ms = template();
+    const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
+    expect(d.spec.replicas).toBe(2);
+    const haproxy = container(d, 'haproxy');
+    const dataplane = container(d, 'dataplane');
+    expect(haproxy.image).toBe('haproxytech/haproxy-debian:3.2');
+    expect(haproxy.command.slice(0, 3)).toEqual(['haproxy', '-W', '-db']);
+    expect(dataplane.command).toEqual(['dataplaneapi']);
+    expect(haproxy.resources).toEqual({
+      requests: { cpu: '50m', memory: '256Mi' },
+      limits: { memory: '256Mi' },
+    });
+    expect(haproxy.securityContext.capabilities).toEqual({
+      drop: ['ALL'],
+      add: ['NET_BIND_SERVICE'],
+    });
+    expect(d.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+    // The sidecar's settings: the explicit reload delay, reloads through the master socket.
+    const cm = find(ms, 'ConfigMap', 'edge-haptic-haproxy');
+    expect(cm.data['dataplaneapi.yaml']).toMatch(/reload_delay: 1\n/);
+    expect(cm.data['dataplaneapi.yaml']).toContain('master_runtime: /var/run/haproxy/master.sock');
+    expect(haproxy.command).toContain('/var/run/haproxy/master.sock,mode,600');
+  });
+
+  it('seeds the shared /etc/haproxy with a bootstrap config that serves only :8404 and is not ready', () => {
+    const ms = template();
+    const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
+    const [init] = d.spec.template.spec.initContainers as Manifest[];
+    expect(init!.command).toEqual(['/bin/sh', '/etc/haptic/haproxy/bootstrap.sh']);
+    for (const c of [init!, container(d, 'haproxy'), container(d, 'dataplane')])
+      expect(c.volumeMounts).toContainEqual({ name: 'haproxy-config', mountPath: '/etc/haproxy' });
+    expect(d.spec.template.spec.volumes.find((v: Manifest) => v.name === 'haproxy-config')).toEqual(
+      { name: 'haproxy-config', emptyDir: {} },
+    );
+    const cfg = find(ms, 'ConfigMap', 'edge-haptic-haproxy').data['haproxy.cfg'] as string;
+    expect(cfg.match(/^\s*bind .*$/gm)).toEqual(['  bind "${POD_IP}:8404"']);
+    expect(cfg).toContain('if { path /healthz }');
+    expect(cfg).not.toContain('/ready');
+  });
+
+  it('makes HAProxy ready only on /ready, the Dataplane container as soon as its API answers', () => {
+    const d = find(template(), 'Deployment', 'edge-haptic-haproxy');
+    expect(container(d, 'haproxy').readinessProbe.httpGet).toEqual({
+      path: '/ready',
+      port: 'stats',
+    });
+    expect(container(d, 'dataplane').readinessProbe.tcpSocket).toEqual({ port: 'dataplane' });
+    expect(container(d, 'haproxy').lifecycle.preStop).toEqual({ sleep: { seconds: 5 } });
+  });
+
+  it('labels the pods so that the config podSelector and the Service select them', () => {
+    const ms = template();
+    const labels = find(ms, 'Deployment', 'edge-haptic-haproxy').spec.template.metadata.labels;
+    expect(labels['app.kubernetes.io/component']).toBe('loadbalancer');
+    const selector = find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.podSelector;
+    expect(selector.matchLabels['app.kubernetes.io/component']).toBe('loadbalancer');
+    expect(matches(selector.matchLabels, labels)).toBe(true);
+    expect(matches(find(ms, 'Service', 'edge-haptic-haproxy').spec.selector, labels)).toBe(true);
+    // Another release's pods are not this release's.
+    const other = find(template({}, { release: 'other' }), 'Deployment', 'other-haptic-haproxy');
+    expect(matches(selector.matchLabels, other.spec.template.metadata.labels)).toBe(false);
+  });
+
+  it('binds haproxy.ports through the config, the containers and the Service', () => {
+    for (const [http, https] of [
+      [80, 443],
+      [8080, 8443],
+    ] as const) {
+      const ms = template({ 'haproxy.ports.http': http, 'haproxy.ports.https': https });
+      const extra = find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.templatingSettings
+        .extraContext;
+      expect([extra.http_port, extra.https_port, extra.stats_port]).toEqual([http, https, 8404]);
+      const haproxy = container(find(ms, 'Deployment', 'edge-haptic-haproxy'), 'haproxy');
+      expect([port(haproxy, 'http'), port(haproxy, 'https')]).toEqual([http, https]);
+      const svc = find(ms, 'Service', 'edge-haptic-haproxy');
+      expect(svc.spec.type).toBe('NodePort');
+      expect(svc.spec.ports.map((p: Manifest) => [p.port, p.targetPort])).toEqual([
+        [80, 'http'],
+        [443, 'https'],
+      ]);
+    }
+    const lb = find(
+      template({ 'haproxy.service.type': 'LoadBalancer', 'haproxy.service.nodePorts.http': 30080 }),
+      'Service',
+      'edge-haptic-haproxy',
+    );
+    expect(lb.spec.type).toBe('LoadBalancer');
+    expect(lb.spec.ports[0].nodePort).toBe(30080);
+  });
+
+  it('runs haptic agent in agent mode with the same reload delay and the password as a file', () => {
+    const ms = template({
+      'haproxy.dataplane.mode': 'agent',
+      'haproxy.dataplane.reloadDelaySeconds': 2,
+    });
+    const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
+    const agent = container(d, 'dataplane');
+    expect(agent.image).toBe('haproxy-haptic/haptic:0.1.0');
+    expect(agent.args).toEqual(
+      expect.arrayContaining([
+        'agent',
+        '--config-dir=/etc/haproxy',
+        '--reload-delay=2000',
+        '--password-file=/var/run/haptic/credentials/dataplane_password',
+      ]),
+    );
+    expect(agent.volumeMounts).toContainEqual({
+      name: 'credentials',
+      mountPath: '/var/run/haptic/credentials',
+      readOnly: true,
+    });
+    expect(find(ms, 'ConfigMap', 'edge-haptic-haproxy').data['dataplaneapi.yaml']).toBeUndefined();
+  });
+
+  it('limits traffic with NetworkPolicies: controller to 5555, API server to 9443, Prometheus to 9090 and 8404', () => {
+    const ms = template();
+    const ports = (np: Manifest) =>
+      (np.spec.ingress as Manifest[]).map((r) => (r.ports as Manifest[]).map((p) => p.port));
+    const haproxy = find(ms, 'NetworkPolicy', 'edge-haptic-haproxy');
+    expect(ports(haproxy)).toEqual([[80, 443], [5555], [8404]]);
+    expect(
+      haproxy.spec.ingress[1].from[0].podSelector.matchLabels['app.kubernetes.io/component'],
+    ).toBe('controller');
+    expect(ports(find(ms, 'NetworkPolicy', 'edge-haptic-controller'))).toEqual([[9443], [9090]]);
+  });
+
+  it('protects both Deployments with PodDisruptionBudgets', () => {
+    const ms = template();
+    expect(find(ms, 'PodDisruptionBudget', 'edge-haptic-controller').spec.minAvailable).toBe(1);
+    expect(find(ms, 'PodDisruptionBudget', 'edge-haptic-haproxy').spec.maxUnavailable).toBe(1);
+  });
+});

@@ -1,0 +1,252 @@
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- rendered manifests are untyped YAML; the assertions check their shape */
+import { X509Certificate } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { find, runHelm, chartDir, template, type Manifest } from './helm.js';
+import { problems } from './models.js';
+
+/** The value sets every rendered manifest is validated with. */
+const VALUE_SETS: Record<string, Record<string, string | number | boolean>> = {
+  defaults: {},
+  'test-bed': {
+    'haproxy.ports.http': 8080,
+    'haproxy.ports.https': 8443,
+    'haproxy.dataplane.mode': 'agent',
+    'webhook.enabled': false,
+  },
+  'load balancer, cert-manager, monitoring': {
+    'haproxy.service.type': 'LoadBalancer',
+    'webhook.enabled': true,
+    'webhook.certManager.enabled': true,
+    'metrics.serviceMonitor.enabled': true,
+    'metrics.prometheusRule.enabled': true,
+    'metrics.dashboard.enabled': true,
+    'ingressClass.default': true,
+  },
+  'existing secret, no policies, no PDBs': {
+    'credentials.existingSecret': 'my-credentials',
+    'networkPolicy.enabled': false,
+    'controller.podDisruptionBudget.enabled': false,
+    'haproxy.podDisruptionBudget.enabled': false,
+    'controller.config.validationTests': true,
+  },
+};
+
+const kindsAndNames = (ms: readonly Manifest[]) =>
+  ms.map((m) => `${m.kind}/${m.metadata.name}`).sort();
+
+const container = (d: Manifest, name: string) =>
+  (d.spec.template.spec.containers as Manifest[]).find((c) => c.name === name)!;
+
+describe('helm template of the chart', () => {
+  it('passes helm lint, also with --strict and with every value set', () => {
+    const lint = runHelm(['lint', chartDir, '--strict']);
+    expect(lint.stdout + lint.stderr).toContain('0 chart(s) failed');
+    expect(lint.code).toBe(0);
+    for (const values of Object.values(VALUE_SETS)) {
+      const sets = Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${String(v)}`]);
+      expect(runHelm(['lint', chartDir, ...sets]).code).toBe(0);
+    }
+  });
+
+  it('renders the seed topology with default values', () => {
+    const ms = template();
+    expect(kindsAndNames(ms)).toEqual([
+      'ClusterRole/edge-haptic-controller',
+      'ClusterRoleBinding/edge-haptic-controller',
+      'ConfigMap/edge-haptic-haproxy',
+      'Deployment/edge-haptic-controller',
+      'Deployment/edge-haptic-haproxy',
+      'HAProxyTemplateConfig/edge-haptic',
+      'IngressClass/edge-haptic',
+      'NetworkPolicy/edge-haptic-controller',
+      'NetworkPolicy/edge-haptic-haproxy',
+      'PodDisruptionBudget/edge-haptic-controller',
+      'PodDisruptionBudget/edge-haptic-haproxy',
+      'Role/edge-haptic-controller',
+      'RoleBinding/edge-haptic-controller',
+      'Secret/edge-haptic-credentials',
+      'Service/edge-haptic-controller',
+      'Service/edge-haptic-haproxy',
+      'ServiceAccount/edge-haptic-controller',
+    ]);
+    for (const m of ms.filter(
+      (m) =>
+        !m.kind.startsWith('Cluster') &&
+        !['IngressClass', 'ValidatingWebhookConfiguration'].includes(m.kind),
+    ))
+      expect(m.metadata.namespace, `${m.kind} ${m.metadata.name}`).toBe('haptic');
+  });
+
+  it.each(Object.keys(VALUE_SETS))(
+    'renders manifests the Kubernetes models accept: %s',
+    async (set) => {
+      const ms = template(VALUE_SETS[set]);
+      const checked = ms.filter(
+        (m) => m.kind !== 'HAProxyTemplateConfig' && !m.apiVersion.startsWith('cert-manager.io/'),
+      );
+      expect(checked.length).toBeGreaterThan(10);
+      const found = (await Promise.all(checked.map(problems))).filter((p) => p !== '');
+      expect(found).toEqual([]);
+    },
+  );
+
+  it('the models refuse a broken manifest (the check above can fail)', async () => {
+    const d = structuredClone(find(template(), 'Deployment', 'edge-haptic-controller'));
+    d.spec.replicas = 'two';
+    expect(await problems(d)).toMatch(/replicas must be integer/);
+  });
+
+  it('names objects <release>-haptic unless the release name contains haptic', () => {
+    const ms = template({}, { release: 'haptic' });
+    expect(kindsAndNames(ms)).toContain('Deployment/haptic-controller');
+    expect(kindsAndNames(ms)).toContain('Deployment/haptic-haproxy');
+    expect(kindsAndNames(ms)).toContain('HAProxyTemplateConfig/haptic');
+    expect(kindsAndNames(template({}, { release: 'my-haptic-edge' }))).toContain(
+      'Deployment/my-haptic-edge-haproxy',
+    );
+  });
+
+  it('gives each release its own IngressClass and controller name, used by the config', () => {
+    const a = template({}, { release: 'a' });
+    const b = template({}, { release: 'b', namespace: 'other' });
+    const classA = find(a, 'IngressClass', 'a-haptic');
+    const classB = find(b, 'IngressClass', 'b-haptic');
+    expect(classA.spec.controller).toBe('haproxy-haptic.org/haptic.a-haptic');
+    expect(classB.spec.controller).toBe('haproxy-haptic.org/other.b-haptic');
+    const cfg = find(a, 'HAProxyTemplateConfig', 'a-haptic');
+    expect(cfg.spec.templatingSettings.extraContext.controller_name).toBe(classA.spec.controller);
+    // Cluster-scoped objects never collide between releases.
+    const clusterScoped = (ms: Manifest[]) =>
+      ms
+        .filter((m) => m.metadata.namespace === undefined)
+        .map((m) => `${m.kind}/${m.metadata.name}`);
+    expect(clusterScoped(a).filter((n) => clusterScoped(b).includes(n))).toEqual([]);
+  });
+
+  it('runs the controller pair as the design says', () => {
+    const d = find(template(), 'Deployment', 'edge-haptic-controller');
+    expect(d.spec.replicas).toBe(2);
+    const pod = d.spec.template.spec;
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    const c = container(d, 'controller');
+    expect(c.args).toEqual(
+      expect.arrayContaining(['run', '--config=edge-haptic', '--identity=$(POD_NAME)']),
+    );
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
+    expect(c.ports.find((p: Manifest) => p.name === 'health').containerPort).toBe(8080);
+    expect(c.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+    expect(c.resources).toEqual({
+      requests: { cpu: '100m', memory: '512Mi' },
+      limits: { memory: '512Mi' },
+    });
+    expect(c.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    expect(pod.volumes.find((v: Manifest) => v.name === 'tmp').emptyDir).toBeDefined();
+    const svc = find(template(), 'Service', 'edge-haptic-controller');
+    expect(svc.spec.ports.map((p: Manifest) => p.port)).toEqual([8080, 9090, 9443]);
+    const cfg = find(template(), 'HAProxyTemplateConfig', 'edge-haptic');
+    expect(cfg.spec.controller.leaderElection).toMatchObject({
+      enabled: true,
+      leaseName: 'edge-haptic-controller',
+    });
+  });
+
+  it('derives least-privilege RBAC from the watched resources', () => {
+    const ms = template();
+    const cfg = find(ms, 'HAProxyTemplateConfig', 'edge-haptic');
+    const role = find(ms, 'ClusterRole', 'edge-haptic-controller');
+    const readable = (role.rules as Manifest[])
+      .filter((r) => r.verbs.includes('watch'))
+      .flatMap((r) => (r.resources as string[]).map((res) => `${r.apiGroups[0]}/${res}`))
+      .sort();
+    const watched = Object.values(cfg.spec.watchedResources as Record<string, Manifest>)
+      .map((w) => `${w.apiVersion.includes('/') ? w.apiVersion.split('/')[0] : ''}/${w.resources}`)
+      .sort();
+    expect(readable).toEqual(watched);
+    for (const rule of role.rules as Manifest[]) expect(rule.verbs).not.toContain('*');
+    const writes = (role.rules as Manifest[])
+      .filter((r) => !r.verbs.includes('watch'))
+      .flatMap((r) => r.resources);
+    expect(writes.sort()).toEqual(['events', 'events', 'ingresses/status']);
+    const ns = find(ms, 'Role', 'edge-haptic-controller');
+    expect((ns.rules as Manifest[]).flatMap((r) => r.resources).sort()).toEqual([
+      'haproxytemplateconfigs',
+      'haproxytemplateconfigs/status',
+      'leases',
+      'pods',
+      'secrets',
+    ]);
+  });
+
+  it('has two webhook entries whose caBundle signs the Service certificate', () => {
+    const ms = template({
+      'webhook.enabled': true,
+      'webhook.failurePolicy': 'Ignore',
+      'webhook.timeoutSeconds': 5,
+    });
+    const vwc = find(ms, 'ValidatingWebhookConfiguration', 'edge-haptic-webhook');
+    const [resources, config] = vwc.webhooks as Manifest[];
+    expect(resources!.failurePolicy).toBe('Ignore');
+    expect(resources!.timeoutSeconds).toBe(5);
+    expect(resources!.rules).toEqual([
+      {
+        apiGroups: ['networking.k8s.io'],
+        apiVersions: ['v1'],
+        resources: ['ingresses'],
+        operations: ['CREATE', 'UPDATE'],
+        scope: '*',
+      },
+    ]);
+    expect(config!.failurePolicy).toBe('Ignore');
+    expect(config!.rules[0].resources).toEqual(['haproxytemplateconfigs']);
+    expect(resources!.clientConfig.service).toMatchObject({
+      name: 'edge-haptic-controller',
+      namespace: 'haptic',
+      port: 9443,
+    });
+    const tls = find(ms, 'Secret', 'edge-haptic-webhook-tls');
+    expect(config!.clientConfig.caBundle).toBe(tls.data['ca.crt']);
+    const ca = new X509Certificate(Buffer.from(tls.data['ca.crt'], 'base64'));
+    const cert = new X509Certificate(Buffer.from(tls.data['tls.crt'], 'base64'));
+    expect(cert.verify(ca.publicKey)).toBe(true);
+    expect(cert.subjectAltName).toContain('DNS:edge-haptic-controller.haptic.svc');
+    // The controller pods restart when the certificate changes.
+    const d = find(ms, 'Deployment', 'edge-haptic-controller');
+    expect(d.spec.template.metadata.annotations['checksum/webhook-tls']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('takes the webhook certificate from cert-manager when asked', () => {
+    const ms = template({ 'webhook.enabled': true, 'webhook.certManager.enabled': true });
+    const vwc = find(ms, 'ValidatingWebhookConfiguration', 'edge-haptic-webhook');
+    expect(vwc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
+      'haptic/edge-haptic-webhook-tls',
+    );
+    expect((vwc.webhooks as Manifest[])[0]!.clientConfig.caBundle).toBeUndefined();
+    expect(find(ms, 'Certificate', 'edge-haptic-webhook-tls').spec.secretName).toBe(
+      'edge-haptic-webhook-tls',
+    );
+    expect(kindsAndNames(ms)).not.toContain('Secret/edge-haptic-webhook-tls');
+  });
+
+  it('generates the credentials unless an existing Secret is named', () => {
+    const s = find(template(), 'Secret', 'edge-haptic-credentials');
+    expect(Buffer.from(s.data.dataplane_username, 'base64').toString()).toBe('admin');
+    expect(Buffer.from(s.data.dataplane_password, 'base64').toString()).toMatch(
+      /^[A-Za-z0-9]{32}$/,
+    );
+    const ms = template({ 'credentials.existingSecret': 'mine' });
+    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([]);
+    expect(find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.credentialsSecretRef).toEqual({
+      name: 'mine',
+      namespace: 'haptic',
+    });
+    const haproxy = find(ms, 'Deployment', 'edge-haptic-haproxy');
+    expect(
+      haproxy.spec.template.spec.volumes.find((v: Manifest) => v.name === 'credentials').secret
+        .secretName,
+    ).toBe('mine');
+  });
+});
