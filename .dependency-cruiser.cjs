@@ -3,9 +3,9 @@
 /** Libraries every feature lib may use: the shared kernel and leaf libraries (haproxy-bin picks the HAProxy binary). */
 const SHARED = '(core|bus|events|haproxy-config|haproxy-bin)';
 /** Libraries that may reach into any other (test and bench tooling). */
-const TOOLING = '(testing|bench)';
+const TOOLING = '(testing|bench|stack|conformance)';
 /** Libraries that may talk to the Kubernetes API directly. */
-const KUBE_CLIENTS = '(watch|leader|status|kube-sim|node-sim|testing|bench)';
+const KUBE_CLIENTS = '(watch|leader|status|kube-sim|node-sim|testing|bench|stack)';
 const TEST_FILE = '(\\.spec\\.ts$|^test/)';
 
 module.exports = {

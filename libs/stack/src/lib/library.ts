@@ -1,0 +1,30 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import type { KubeObject } from '#kube-sim';
+import { repoRoot } from './paths.js';
+import { StackError } from './stack.errors.js';
+
+const run = promisify(execFile);
+
+/** The Ingress template library assembled by the repository's assembler (without its validation tests). */
+export async function assembleIngressLibrary(): Promise<KubeObject> {
+  const root = repoRoot();
+  const dir = await mkdtemp(join(tmpdir(), 'haptic-stack-lib-'));
+  try {
+    const out = join(dir, 'ingress-library.yaml');
+    await run(
+      process.execPath,
+      [join(root, 'scripts/assemble-library.mjs'), '--without-tests', '--out', out],
+      { cwd: root },
+    ).catch((e: unknown) => {
+      throw new StackError('assembling the Ingress library failed', { cause: e });
+    });
+    return parse(await readFile(out, 'utf8')) as KubeObject;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

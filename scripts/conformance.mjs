@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `npm run conformance -- --suite ingress [-o json] [--report FILE]`: runs a conformance suite
+// (Gherkin features under test/conformance/<suite>/) against the stack and prints its report.
+// Exit code 1 when a case failed or was skipped.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    suite: { type: 'string', default: 'ingress' },
+    output: { type: 'string', short: 'o', default: 'text' },
+    report: { type: 'string' },
+  },
+});
+
+function step(what, cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(`${what} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}\n`);
+    process.exit(1);
+  }
+}
+step('scripts/setup.sh', 'bash', ['scripts/setup.sh']);
+if (!existsSync(join(root, 'dist/libs/conformance/src/index.js')))
+  step('npm run build', 'npm', ['run', '--silent', 'build']);
+
+const { runSuite, formatReport } = await import('#conformance');
+const report = await runSuite(values.suite, undefined, (c) =>
+  process.stderr.write(
+    `${c.result === 'passed' ? 'ok  ' : c.result === 'failed' ? 'FAIL' : 'skip'} ${c.name}\n`,
+  ),
+);
+if (values.report) await writeFile(values.report, `${JSON.stringify(report, null, 2)}\n`);
+process.stdout.write(
+  values.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`,
+);
+process.exitCode = report.failed + report.skipped > 0 || report.cases.length === 0 ? 1 : 0;

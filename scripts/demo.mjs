@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `npm run demo`: kube-sim, node-sim, haptic (HAProxy pods with the agent and a real HAProxy, the
+// controller) and example Ingresses; prints what runs and what to try. Ctrl-C/SIGTERM stops all.
+//   --state-file FILE   write {kubeconfig, haproxy, controller, agent, hosts} as JSON once serving
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: { 'state-file': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+});
+if (values.help) {
+  process.stdout.write('usage: npm run demo [-- --state-file FILE]\n');
+  process.exit(0);
+}
+
+/** Runs a setup step quietly; prints its output and exits when it fails. */
+function step(what, cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(`${what} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}\n`);
+    process.exit(1);
+  }
+}
+
+process.stdout.write('preparing: HAProxy 3.0, kubectl and helm in .tools (scripts/setup.sh)...\n');
+step('scripts/setup.sh', 'bash', ['scripts/setup.sh']);
+if (!existsSync(join(root, 'dist/libs/stack/src/index.js')))
+  step('npm run build', 'npm', ['run', '--silent', 'build']);
+
+const { startDemo, describeDemo } = await import('#stack');
+const dir = await mkdtemp(join(tmpdir(), 'haptic-demo-'));
+const logFile = join(dir, 'demo.log');
+const logLines = [];
+let demo;
+let stopping;
+
+async function stop(code) {
+  stopping ??= (async () => {
+    process.stdout.write('\nstopping: every pod, process and file the demo started...\n');
+    await demo?.stack.stop();
+    await rm(dir, { recursive: true, force: true });
+    process.stdout.write('stopped\n');
+    process.exit(code);
+  })();
+  return stopping;
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+process.stdout.write(
+  'starting kube-sim, node-sim, two HAProxy pods, the controller and examples...\n',
+);
+try {
+  demo = await startDemo({ dir, log: (l) => logLines.push(l) });
+} catch (e) {
+  process.stderr.write(`the demo did not come up: ${e instanceof Error ? e.message : e}\n`);
+  process.stderr.write(`${logLines.slice(-20).join('\n')}\n`);
+  await stop(1);
+}
+if (!stopping) {
+  if (values['state-file'])
+    await writeFile(values['state-file'], `${JSON.stringify(demo.state, null, 2)}\n`);
+  await writeFile(logFile, logLines.join('\n'));
+  process.stdout.write(`\n${describeDemo(demo, join(root, '.tools/bin/kubectl'))}\n`);
+}
