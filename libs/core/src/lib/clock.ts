@@ -25,6 +25,6 @@ export const systemClock: Clock = {
  */
 export const monotonicClock: Clock = {
   now: () => performance.now(),
-  setTimeout: systemClock.setTimeout,
-  clearTimeout: systemClock.clearTimeout,
+  setTimeout: (fn, ms) => systemClock.setTimeout(fn, ms),
+  clearTimeout: (handle) => systemClock.clearTimeout(handle),
 };
