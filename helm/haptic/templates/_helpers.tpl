@@ -97,8 +97,9 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $spec "controller" (dict
       "leaderElection" (dict "enabled" $le.enabled "leaseName" (include "haptic.controller.name" .) "leaseDuration" $le.leaseDuration "renewDeadline" $le.renewDeadline "retryPeriod" $le.retryPeriod)
       "reconcile" $cfg.reconcile) -}}
-{{- /* The library's webhook opt-ins hold only with the webhook on. */ -}}
-{{- range $name, $w := $spec.watchedResources }}{{ if $w.enableValidationWebhook }}{{ $_ := set $w "enableValidationWebhook" $.Values.webhook.enabled }}{{ end }}{{ end -}}
+{{- /* Ingresses are checked by the webhook only with the webhook on (the library itself opts in
+       to nothing while the config schema refuses enableValidationWebhook). */ -}}
+{{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
 {{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}
 {{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}

@@ -160,7 +160,7 @@ describe('the rendered HAProxyTemplateConfig', () => {
     });
     const assembled = parse(readFileSync(out, 'utf8')) as { spec: Record<string, unknown> };
     const spec = find(
-      template({ 'controller.config.validationTests': true, 'webhook.enabled': true }),
+      template({ 'controller.config.validationTests': true }),
       'HAProxyTemplateConfig',
       'edge-haptic',
     ).spec;
@@ -174,6 +174,22 @@ describe('the rendered HAProxyTemplateConfig', () => {
     expect(Object.keys(spec.validationTests).sort()).toEqual(
       Object.keys(assembled.spec['validationTests'] as object).sort(),
     );
+    // With the webhook on, the chart opts the library's ingresses in, and nothing else changes.
+    const withWebhook = find(
+      template({ 'webhook.enabled': true }),
+      'HAProxyTemplateConfig',
+      'edge-haptic',
+    ).spec;
+    const { ingresses, ...others } = withWebhook.watchedResources;
+    expect(ingresses).toEqual({
+      ...(assembled.spec['watchedResources'] as Record<string, object>)['ingresses'],
+      enableValidationWebhook: true,
+    });
+    const { ingresses: _plain, ...assembledOthers } = assembled.spec['watchedResources'] as Record<
+      string,
+      object
+    >;
+    expect(others).toEqual(assembledOthers);
   });
 });
 
