@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeSim, type KubeObject } from '#kube-sim';
-import { runController, type RunningController } from '../../../apps/controller/src/run/compose.js';
+import { runController } from '../../../apps/controller/src/run/compose.js';
+import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
 import { resolveRunOptions } from '../../../apps/controller/src/run/run-options.js';
 
 // The status the leader writes, seen as an operator sees it: the real kubectl against kube-sim
