@@ -11,6 +11,8 @@ interface RunFlags {
   logLevel?: string;
   identity?: string;
   haproxyBin?: string;
+  webhookPort?: string;
+  webhookCertDir?: string;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -55,6 +57,11 @@ export const runCommand: CliCommand = {
         'this replica in logs and the Dataplane request log (env POD_NAME)',
       )
       .option('--haproxy-bin <path>', 'HAProxy binary for validation (env HAPTIC_HAPROXY_BIN)')
+      .option('--webhook-port <port>', 'admission webhook HTTPS port (default 9443; 0 picks one)')
+      .option(
+        '--webhook-cert-dir <dir>',
+        'folder with tls.crt and tls.key (a mounted Secret; re-read on rotation) for the webhook; without it the webhook is off (env HAPTIC_WEBHOOK_CERT_DIR)',
+      )
       .action(async (flags: RunFlags) => {
         // Loaded here, not at the top: other subcommands must not pay for the controller's imports.
         const { resolveRunOptions } = await import('../../run/run-options.js');
@@ -70,11 +77,14 @@ export const runCommand: CliCommand = {
         const stop = signalled(); // installed before anything starts: an early SIGTERM is not lost
         const { runController } = await import('../../run/compose.js');
         const running = await runController(options);
+        const { WebhookServer } = await import('#webhook');
+        const webhookPort = running.app.get(WebhookServer, { strict: false }).port;
         io.out(
           JSON.stringify({
             msg: 'haptic controller running',
             healthPort: running.healthPort,
             metricsPort: running.metricsPort,
+            ...(webhookPort === undefined ? {} : { webhookPort }),
           }),
         );
         const signal = await stop;
