@@ -14,6 +14,8 @@ export const DESIGN_METRICS = [
   'haptic_last_successful_deployment_timestamp_seconds',
   'haptic_bus_queue_depth',
   'haptic_certificate_expiry_timestamp_seconds',
+  'haptic_webhook_requests_total',
+  'haptic_webhook_duration_seconds',
 ] as const;
 
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */

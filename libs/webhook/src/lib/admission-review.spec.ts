@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   admissionResponse,
   MalformedReviewError,
+  oneLine,
   parseAdmissionReview,
 } from './admission-review.js';
 
@@ -38,6 +39,12 @@ describe('AdmissionReview v1', () => {
         status: { message: 'no', code: 422, reason: 'BadRequest' },
       },
     });
+  });
+
+  it('escapes control characters in messages and warnings so a client prints them on one line', () => {
+    const r = admissionResponse('u-3', { allowed: false, message: 'a: 5s\nlua-load x\x00' });
+    expect(r).toMatchObject({ response: { status: { message: 'a: 5s\\nlua-load x\\x00' } } });
+    expect(oneLine('x'.repeat(5000))).toHaveLength(2048);
   });
 
   it('refuses what is not a v1 review, naming the field', () => {

@@ -54,16 +54,40 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   return r as unknown as AdmissionRequest;
 }
 
+/** Longest message returned (the API server passes it to the client verbatim). */
+const MAX_MESSAGE = 2048;
+
+/**
+ * A message as one line: control characters (an untrusted value's newline, say) shown escaped,
+ * so a client prints the reason exactly as it is, and at most MAX_MESSAGE characters.
+ */
+export function oneLine(message: string): string {
+  const escaped = [...message]
+    .map((c) =>
+      c === '\n'
+        ? '\\n'
+        : c === '\r'
+          ? '\\r'
+          : c === '\t'
+            ? '\\t'
+            : c < ' ' || c === '\x7f'
+              ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+              : c,
+    )
+    .join('');
+  return escaped.length > MAX_MESSAGE ? `${escaped.slice(0, MAX_MESSAGE - 3)}...` : escaped;
+}
+
 /** The AdmissionReview v1 answer to `uid` (uid echoed, status only on a denial). */
 export function admissionResponse(uid: string, v: AdmissionVerdict): Record<string, unknown> {
   const response: Record<string, unknown> = { uid, allowed: v.allowed };
   if (!v.allowed) {
     response['status'] = {
-      ...(v.message === undefined ? {} : { message: v.message }),
+      ...(v.message === undefined ? {} : { message: oneLine(v.message) }),
       code: v.code ?? 400,
       reason: 'BadRequest',
     };
   }
-  if (v.warnings?.length) response['warnings'] = [...v.warnings];
+  if (v.warnings?.length) response['warnings'] = v.warnings.map(oneLine);
   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
 }

@@ -75,7 +75,12 @@ export async function reviewObject(
   const deny = (reason: string): Review => ({
     kind,
     result: 'denied',
-    verdict: { allowed: false, code: 400, message: `${what}: ${reason}` },
+    // the renderer's reasons often name the object already
+    verdict: {
+      allowed: false,
+      code: 400,
+      message: reason.startsWith(`${what}: `) ? reason : `${what}: ${reason}`,
+    },
   });
   const operation =
     req.operation === 'CREATE' ? 'create' : req.operation === 'DELETE' ? 'delete' : 'update';

@@ -57,7 +57,14 @@ class FakeDryRun implements AdmissionDryRunPort {
         ok: true,
         outputs: out('global\n'),
         quarantined: [
-          { watched: 'ingresses', namespace: 'apps', name: 'web', reason: 'annotation x: bad' },
+          {
+            watched: 'ingresses',
+            namespace: 'apps',
+            name: 'web',
+            reason: host.includes('named')
+              ? 'Ingress apps/web: annotation x: bad'
+              : 'annotation x: bad',
+          },
         ],
       });
     return Promise.resolve({
