@@ -192,7 +192,11 @@ describeForMajors(
       expect(lib.code).toBe(0);
       const config = parse(lib.stdout) as {
         metadata: Record<string, unknown>;
-        spec: Record<string, any>;
+        spec: {
+          dataplane?: object;
+          templatingSettings: { extraContext: Record<string, unknown> };
+          watchedResources: { ingresses: Record<string, unknown> };
+        } & Record<string, unknown>;
       };
       config.metadata = { namespace: 'haptic', name: 'haptic' };
       const spec = config.spec;
@@ -207,13 +211,13 @@ describeForMajors(
         sslCertsDir: 'ssl',
         generalStorageDir: 'general',
       };
-      Object.assign(spec['templatingSettings'].extraContext, {
+      Object.assign(spec.templatingSettings.extraContext, {
         http_port: httpPort,
         https_port: httpsPort,
         stats_port: statsPort,
       });
-      spec['watchedResources'].ingresses.enableValidationWebhook = true;
-      await put(config as unknown as KubeObject);
+      spec.watchedResources.ingresses['enableValidationWebhook'] = true;
+      await put(config);
       controller = haptic([
         'run',
         '--kubeconfig',
