@@ -130,7 +130,13 @@ export async function webhookScenario(o: WebhookScenarioOptions): Promise<Review
   );
   const wo = { ingresses: o.ingresses };
   const n = o.counts ?? {};
-  const kinds: [string, number, (i: number) => object][] = [
+  const otherClass = (i: number, variant: number) => {
+    const ing = ingressAt(i, wo, variant) as { spec: { ingressClassName: string } };
+    ing.spec.ingressClassName = 'nginx';
+    return ing;
+  };
+  /** kind, reviews, the new object, the old object (the generated Ingress unless given) */
+  const kinds: [string, number, (i: number) => object, ((i: number) => object)?][] = [
     ['runtime', n.runtime ?? 30, (i) => ingressAt(i, wo, 1 + (i % 7))],
     [
       'structural',
@@ -141,15 +147,8 @@ export async function webhookScenario(o: WebhookScenarioOptions): Promise<Review
         return ing;
       },
     ],
-    [
-      'other-class',
-      n.otherClass ?? 30,
-      (i) => {
-        const ing = ingressAt(i, wo) as { spec: { ingressClassName: string } };
-        ing.spec.ingressClassName = 'nginx';
-        return ing;
-      },
-    ],
+    // an Ingress of another class changing (one moving away from ours is rendered: it leaves)
+    ['other-class', n.otherClass ?? 30, (i) => otherClass(i, 1), (i) => otherClass(i, 0)],
   ];
   try {
     // the first review runs the full check and becomes the runtime-only baseline
@@ -159,14 +158,14 @@ export async function webhookScenario(o: WebhookScenarioOptions): Promise<Review
       reviewBody('warm-up', ingressAt(0, wo, 1), ingressAt(0, wo)),
     );
     const out: ReviewSamples[] = [];
-    for (const [kind, count, make] of kinds) {
+    for (const [kind, count, make, before = (i: number) => ingressAt(i, wo)] of kinds) {
       const ms: number[] = [];
       const outcomes: Record<string, number> = {};
       for (let k = 0; k < count; k++) {
         const i = (k * 7919) % o.ingresses;
         const uid = `${kind}-${k}`;
         const started = performance.now();
-        await post(server.port, o.tls.cert, reviewBody(uid, make(i), ingressAt(i, wo)));
+        await post(server.port, o.tls.cert, reviewBody(uid, make(i), before(i)));
         ms.push(performance.now() - started);
         const r = results.get(uid);
         const label = `${r?.result ?? '?'}${r?.haproxyCheck === undefined ? '' : r.haproxyCheck ? '+haproxy-c' : '+structural-only'}`;

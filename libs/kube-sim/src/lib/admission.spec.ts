@@ -231,7 +231,9 @@ describe('validating admission webhooks', () => {
     expect((await call('POST', `${ingresses}?dryRun=All`, ing('d', 'ok.example.com'))).code).toBe(
       201,
     );
-    expect(reviews.slice(before).map((r) => r.request.dryRun)).toEqual([true]);
+    expect(
+      reviews.slice(before).map((r: { request: { dryRun?: boolean } }) => r.request.dryRun),
+    ).toEqual([true]);
   });
 
   it('refuses matchConditions (CEL) instead of ignoring them', async () => {

@@ -282,7 +282,9 @@ function verifyResponse(uid: string, review: Record<string, unknown>): Record<st
     );
   const response = review.response as Record<string, unknown>;
   if (response.uid !== uid)
-    throw invalid(`expected response.uid="${uid}", got "${String(response.uid ?? '')}"`);
+    throw invalid(
+      `expected response.uid="${uid}", got "${typeof response.uid === 'string' ? response.uid : JSON.stringify(response.uid ?? '')}"`,
+    );
   return response;
 }
 
