@@ -99,7 +99,7 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
       "reconcile" $cfg.reconcile
       "status" (dict "publishService" (printf "%s/%s" .Release.Namespace (include "haptic.haproxy.name" .)))) -}}
 {{- /* Ingresses are checked by the webhook only with the webhook on (the library itself opts in
-       to nothing while the config schema refuses enableValidationWebhook). */ -}}
+       to nothing, so that it works with the webhook off). */ -}}
 {{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
 {{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}

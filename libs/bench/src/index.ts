@@ -8,3 +8,9 @@ export {
 } from './lib/manifests.js';
 export { loadIngressLibrary } from './lib/ingress-library.js';
 export { renderScenario, type RenderScenarioOptions } from './lib/render-scenario.js';
+export {
+  webhookScenario,
+  percentile,
+  type WebhookScenarioOptions,
+  type ReviewSamples,
+} from './lib/webhook-scenario.js';

@@ -17,6 +17,8 @@ export const DESIGN_METRICS = [
   // §9 "status written back" (libs/status): §9 names no metric for it; these count its writes
   'haptic_status_writes_total',
   'haptic_kube_events_total',
+  'haptic_webhook_requests_total',
+  'haptic_webhook_duration_seconds',
 ] as const;
 
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */

@@ -1,13 +1,16 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { join } from 'node:path';
 import { DataplaneModule } from '#dataplane';
 import { resolveHaproxyBinary } from '#haproxy-bin';
 import { IndexModule, ResourceIndex } from '#index';
 import { LeaderModule } from '#leader';
 import { ReconcileModule } from '#reconcile';
-import { RENDER_SNAPSHOT_SOURCE, type RenderSnapshotSource } from '#render';
+import { RENDER_SNAPSHOT_SOURCE, RenderService, type RenderSnapshotSource } from '#render';
 import { StatusModule } from '#status';
-import { ValidationModule } from '#validation';
+import { ValidationModule, ValidationService } from '#validation';
 import { WatchModule } from '#watch';
+import { WebhookModule, type WebhookOptions } from '#webhook';
+import { AdmissionDryRun } from './admission-dry-run.js';
 import { startController, type RunningController } from './controller-app.js';
 import { renderModuleWith, type ControllerExtensions } from './extension.js';
 import { ingressStatusSourceProvider } from './ingress-status-source.js';
@@ -31,6 +34,18 @@ import type { RunOptions } from './run-options.js';
 })
 class GlueModule {}
 
+/** The admission endpoint's settings from the run options (served only with a certificate). */
+function webhookOptions(options: RunOptions): WebhookOptions {
+  const dir = options.webhookCertDir;
+  return {
+    address: options.address,
+    port: options.webhookPort,
+    ...(dir
+      ? { certificate: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') } }
+      : {}),
+  };
+}
+
 /** The feature modules of `haptic run`, in the order their data flows. */
 export function controllerFeatures(
   options: RunOptions,
@@ -38,6 +53,10 @@ export function controllerFeatures(
 ): DynamicModule['imports'] {
   // throws StartupConfigError (exit 2) when there is no kubeconfig and no in-cluster account
   const kc = processKubeConfig(options.kubeconfig);
+  const render = renderModuleWith(extensions);
+  const validation = ValidationModule.forRoot({
+    haproxyBin: resolveHaproxyBinary(options.haproxyBin),
+  });
   return [
     IndexModule.forRoot(),
     WatchModule.forRoot({
@@ -53,14 +72,21 @@ export function controllerFeatures(
     }),
     ReconcileModule,
     GlueModule,
-    renderModuleWith(extensions),
-    ValidationModule.forRoot({ haproxyBin: resolveHaproxyBinary(options.haproxyBin) }),
+    render,
+    validation,
     DataplaneModule.forRoot({ identity: options.identity }),
     // leader-only: config conditions, Ingress status.loadBalancer, Kubernetes Events
     StatusModule.forRoot({
       kubeConfig: kc,
       identity: options.identity,
       config: { namespace: options.namespace, name: options.configName },
+    }),
+    // every replica answers admission reviews with dry runs over the same render and validation
+    WebhookModule.forRoot(webhookOptions(options), {
+      imports: [render, validation],
+      inject: [ResourceIndex, RenderService, ValidationService],
+      useFactory: (i: ResourceIndex, r: RenderService, v: ValidationService) =>
+        new AdmissionDryRun(i, r, v),
     }),
   ];
 }

@@ -12,6 +12,8 @@ interface RunFlags {
   identity?: string;
   haproxyBin?: string;
   module?: string[];
+  webhookPort?: string;
+  webhookCertDir?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -79,6 +81,11 @@ export const runCommand: CliCommand = {
           '--module that cannot be loaded; 1 any other start-up failure.\n' +
           'Example: haptic run --kubeconfig kc.yaml --module ./dist/my-module.js --module @team/haptic-ext',
       )
+      .option('--webhook-port <port>', 'admission webhook HTTPS port (default 9443; 0 picks one)')
+      .option(
+        '--webhook-cert-dir <dir>',
+        'folder with tls.crt and tls.key (a mounted Secret; re-read on rotation) for the webhook; without it the webhook is off (env HAPTIC_WEBHOOK_CERT_DIR)',
+      )
       .action(async (flags: RunFlags) => {
         // Loaded here, not at the top: other subcommands must not pay for the controller's imports.
         const { resolveRunOptions } = await import('../../run/run-options.js');
@@ -102,11 +109,14 @@ export const runCommand: CliCommand = {
           setExit(exitCodeOf(e));
           return;
         }
+        const { WebhookServer } = await import('#webhook');
+        const webhookPort = running.app.get(WebhookServer, { strict: false }).port;
         io.out(
           JSON.stringify({
             msg: 'haptic controller running',
             healthPort: running.healthPort,
             metricsPort: running.metricsPort,
+            ...(webhookPort === undefined ? {} : { webhookPort }),
           }),
         );
         const signal = await stop;

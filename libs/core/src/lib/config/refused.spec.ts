@@ -20,14 +20,13 @@ const problems = (spec: object) => {
 };
 
 describe('settings haptic does not act on yet are refused, not ignored', () => {
-  it('refuses enableValidationWebhook: true, accepts false', () => {
+  it('accepts enableValidationWebhook (the webhook serves it) and refuses a non-boolean', () => {
     const ingresses = { ...bare.watchedResources.ingresses, enableValidationWebhook: true };
-    expect(problems({ ...bare, watchedResources: { ingresses } })).toEqual({
-      'spec.watchedResources.ingresses.enableValidationWebhook':
-        'haptic has no admission webhook yet: set false (objects are still checked when rendered)',
-    });
-    const off = { ...ingresses, enableValidationWebhook: false };
-    expect(parseTemplateConfig({ ...bare, watchedResources: { ingresses: off } }).ok).toBe(true);
+    expect(problems({ ...bare, watchedResources: { ingresses } })).toEqual({});
+    const bad = { ...ingresses, enableValidationWebhook: 'yes' };
+    expect(Object.keys(problems({ ...bare, watchedResources: { ingresses: bad } }))).toEqual([
+      'spec.watchedResources.ingresses.enableValidationWebhook',
+    ]);
   });
 
   it('accepts controller.status (publishService, addresses) and names a bad address', () => {
