@@ -28,6 +28,7 @@ import {
   validHostname,
   validPath,
 } from './filters-haproxy.js';
+import { FragmentRenderTag } from './fragment-tag.js';
 import { serverSlots } from './ingress/filters.js';
 import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
@@ -132,6 +133,7 @@ export function createEngine(snippets: Readonly<Record<string, string>>, escaped
   }
   makeDeterministic(engine);
   engine.registerTag('fail', FailTag);
+  engine.registerTag('render', FragmentRenderTag);
   engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));
   engine.registerTag('register_certificate', registerTag('register_certificate', 'certificates'));
   engine.registerTag('register_crt_list', registerTag('register_crt_list', 'crtLists'));

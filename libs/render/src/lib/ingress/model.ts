@@ -238,6 +238,25 @@ function readIngress(ing: object): ReadIngress {
   return { ing, id, claims, defaultBackend, backends };
 }
 
+// The index replaces an object on change and never changes one in place: what reading it gave holds while it is the same
+// object, so a render re-reads only the Ingresses that changed.
+const READ = new WeakMap<object, ReadIngress | Refused>();
+
+function readIngressOnce(ing: object): ReadIngress {
+  let read = READ.get(ing);
+  if (read === undefined) {
+    try {
+      read = readIngress(ing);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      read = err;
+    }
+    READ.set(ing, read);
+  }
+  if (read instanceof Refused) throw read;
+  return read;
+}
+
 function refused(ing: object, err: unknown): RenderProblem {
   if (!(err instanceof Refused)) throw err;
   return {
@@ -273,8 +292,9 @@ function routeTables(served: readonly ReadIngress[]) {
   const route = ([key, backend]: [string, string]): IngressRoute => ({ key, backend });
   const exactRoutes = [...exact].sort(([a], [b]) => byCodeUnits(a, b)).map(route);
   // Longest key first, then key order (the library's "99999 - length" rank, as text).
-  const rank = (k: string): string => `${99999 - k.length} ${k}`;
-  const prefixRoutes = [...prefix].sort(([a], [b]) => byCodeUnits(rank(a), rank(b))).map(route);
+  const ranked = [...prefix].map((e) => ({ rank: `${99999 - e[0].length} ${e[0]}`, e }));
+  ranked.sort((a, b) => byCodeUnits(a.rank, b.rank));
+  const prefixRoutes = ranked.map((r) => route(r.e));
   return { exactRoutes, prefixRoutes };
 }
 
@@ -312,7 +332,7 @@ export function ingressModel(inputs: IngressInputs): IngressModelResult {
   const read: ReadIngress[] = [];
   for (const ing of selectIngresses(inputs)) {
     try {
-      read.push(readIngress(ing));
+      read.push(readIngressOnce(ing));
     } catch (err) {
       problems.push(refused(ing, err));
     }
