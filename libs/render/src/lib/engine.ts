@@ -19,6 +19,7 @@ import {
   toYaml,
 } from './filters-data.js';
 import {
+  base64Decode,
   haproxyQuote,
   haproxyRegex,
   headerValue,
@@ -56,6 +57,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   valid_path: validPath,
   valid_duration: validDuration,
   int_range: intRange,
+  base64_decode: base64Decode,
   server_slots: serverSlots,
 };
 
