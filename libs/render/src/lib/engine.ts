@@ -26,6 +26,7 @@ import {
   intRange,
   regexEscape,
   validDuration,
+  validCertificate,
   validHostname,
   validPath,
 } from './filters-haproxy.js';
@@ -58,6 +59,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   valid_duration: validDuration,
   int_range: intRange,
   base64_decode: base64Decode,
+  valid_certificate: validCertificate,
   server_slots: serverSlots,
 };
 

@@ -1,6 +1,7 @@
 import { toValue, type Context } from 'liquidjs';
 import { FORBIDDEN_CHARS, charName, outputText, preview } from './escaper.js';
-import { TemplateValueError, attributeValue, sameValue } from './provenance.js';
+import { certificateProblem } from './certificates.js';
+import { TemplateValueError, attributeValue, innermostObject, sameValue } from './provenance.js';
 
 type FilterThis = { context: Context };
 
@@ -120,4 +121,26 @@ export function intRange(this: FilterThis, input: unknown, min: unknown, max: un
     invalid(this.context, 'int_range', v, `is not an integer in [${String(min)}, ${String(max)}]`);
   }
   return n;
+}
+
+/**
+ * `crt | valid_certificate: key`: the PEM text unchanged when HAProxy can load it — at least one
+ * certificate that parses and, when a key is given or included, the key of the first one. Else an
+ * `invalid-value` problem attributed to the object being rendered (the Secret), so that object is
+ * quarantined instead of the whole configuration failing `haproxy -c`.
+ */
+export function validCertificate(this: FilterThis, input: unknown, key?: unknown): string {
+  const crt = text(input);
+  const k = key === undefined || key === null ? '' : text(key);
+  const problem = certificateProblem(k === '' ? crt : `${crt}\n${k}`);
+  if (problem !== undefined) {
+    const message = `valid_certificate: the certificate ${problem}`;
+    throw TemplateValueError.at(
+      this.context,
+      'invalid-value',
+      message,
+      innermostObject(this.context),
+    );
+  }
+  return crt;
 }
