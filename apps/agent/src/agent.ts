@@ -213,6 +213,8 @@ export function runtimeLogLine(message: string): string | undefined {
   const [command = '', ...rest] = message.split('\n');
   if (/^(@!?\d+\s+)?show\s/.test(command) || command.trim() === '') return undefined;
   const payload = rest.filter((l) => l !== '').length;
+  if (payload > 0 && !command.endsWith('<<'))
+    return `runtime: ${command} (unexpected: ${payload} more lines)`;
   return `runtime: ${command}${payload > 0 ? ` (${payload} payload lines)` : ''}`;
 }
 
