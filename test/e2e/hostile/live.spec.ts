@@ -38,6 +38,7 @@ const SAMPLE = [
   'ingress.host/newline',
   'ingress.host/kelvin-sign',
   'ingress.path/cli-command',
+  'ingress.path/semicolon',
   'ingress.metadata.namespace/space',
   'service.name/hash',
   'endpointslice.address/directive-injection',

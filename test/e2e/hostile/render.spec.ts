@@ -35,6 +35,10 @@ describe('the hostile-input corpus through the render library', () => {
   it('holds at least 300 objects and covers every field with every hazard', () => {
     const objects = corpus.reduce((n, c) => n + c.objects.length, 0);
     const all = buildCorpus(pki, BACKEND);
+    const inAll = all.reduce((n, c) => n + c.objects.length, 0);
+    console.log(
+      `hostile corpus: ${all.length} cases, ${inAll} objects; this run: ${corpus.length}`,
+    );
     expect(all.length).toBeGreaterThanOrEqual(300);
     expect(objects).toBeGreaterThanOrEqual(FULL ? 300 : 150);
     const fields = new Set(all.map((c) => c.field));
