@@ -276,6 +276,9 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
     expect(cases.length).toBeGreaterThanOrEqual(FULL ? 300 : SAMPLE.length);
     // The agent did change HAProxy at runtime, and logged each command.
     expect(agentLog.some((l) => l.startsWith('runtime: '))).toBe(true);
+    // The Dataplane password never reaches a log.
+    expect(controller.output()).not.toContain('pw-1');
+    expect(agentLog.join('\n')).not.toContain('pw-1');
   }, 3_600_000);
 });
 
