@@ -19,12 +19,14 @@ import {
   toYaml,
 } from './filters-data.js';
 import {
+  base64Decode,
   haproxyQuote,
   haproxyRegex,
   headerValue,
   intRange,
   regexEscape,
   validDuration,
+  validCertificate,
   validHostname,
   validPath,
 } from './filters-haproxy.js';
@@ -57,6 +59,8 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   valid_path: validPath,
   valid_duration: validDuration,
   int_range: intRange,
+  base64_decode: base64Decode,
+  valid_certificate: validCertificate,
   server_slots: serverSlots,
 };
 

@@ -62,6 +62,10 @@ const PREFIX = 'haproxy-haptic.org/';
 const SERVICE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PORT_NUMBER = /^[1-9][0-9]{0,4}$/;
 const PORT_NAME = /^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
+/** Kubernetes names (what a real API server accepts); both end up in backend names. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const OBJECT_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** A refusal of the Ingress being read; ends the reading of that Ingress. */
 class Refused extends Error {
@@ -193,6 +197,14 @@ type Backends = ReadIngress['backends'][number][];
 function readIngress(ing: object): ReadIngress {
   const { namespace, name } = meta(ing);
   const id = `${namespace}/${name}`;
+  // Names reach backend names and map values: anything a real API server would refuse is refused.
+  if (!NAMESPACE.test(namespace) || !OBJECT_NAME.test(name)) {
+    const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+    throw new Refused(
+      'invalid-value',
+      `Ingress ${shown}: metadata.namespace or name is not a Kubernetes name`,
+    );
+  }
   const annotated = isAnnotated(ing);
   const backends: Backends = [];
   const named = (rb: unknown, where: string): string => {
