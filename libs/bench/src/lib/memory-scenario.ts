@@ -48,7 +48,7 @@ function namespaces(): KubeObject[] {
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: { name: `ns-${i}` },
-  })) as KubeObject[];
+  }));
 }
 
 async function pod(stack: Stack, component: string): Promise<PodView> {
