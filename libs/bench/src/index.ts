@@ -14,3 +14,12 @@ export {
   type WebhookScenarioOptions,
   type ReviewSamples,
 } from './lib/webhook-scenario.js';
+export { memoryScenario, type MemoryScenarioOptions } from './lib/memory-scenario.js';
+export {
+  processMemory,
+  checkPeaks,
+  writeCheckWrapper,
+  metricValue,
+  type ProcessMemory,
+} from './lib/memory-probe.js';
+export { takeHeapSnapshot } from './lib/heap-snapshot.js';

@@ -26,6 +26,12 @@ export interface StackOptions {
   readonly kubeSimPort?: number;
   /** Short timings (reconcile debounce, deployment interval, probe periods) for tests. */
   readonly fast?: boolean;
+  /** Extra environment of the controller container (e.g. NODE_OPTIONS, HAPTIC_HAPROXY_BIN). */
+  readonly controllerEnv?: Readonly<Record<string, string>>;
+  /** Objects applied before haptic is installed (a cluster the controller finds at start). */
+  readonly objects?: readonly KubeObject[];
+  /** How long to wait for every haptic pod to be ready (default 120 s). */
+  readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -91,6 +97,7 @@ export class Stack {
         library: await assembleIngressLibrary(),
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
+        ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
       };
       const stack = new Stack(kubeSim, nodeSim, dir, options.dir === undefined, topology);
       const defaultTls = await generateCertificate({
@@ -98,8 +105,9 @@ export class Stack {
         dnsNames: ['haptic.invalid'],
       });
       await ensureNode(kubeSim);
+      if (options.objects) await kubeSim.apply(options.objects);
       await kubeSim.apply(hapticManifests(topology, defaultTls));
-      await stack.waitForPods();
+      await stack.waitForPods(options.readyTimeoutMs);
       return stack;
     } catch (e) {
       await nodeSim?.stop();

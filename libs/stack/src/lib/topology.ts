@@ -20,6 +20,8 @@ export interface Topology {
   readonly defaultCertificate: string;
   /** Short timings for tests (debounce, deployment interval). */
   readonly fast: boolean;
+  /** Extra environment variables of the controller container. */
+  readonly controllerEnv?: Readonly<Record<string, string>>;
 }
 
 export const LOADBALANCER_LABELS = {
@@ -167,6 +169,7 @@ function controllerDeployment(t: Topology): KubeObject {
                 fieldEnv('POD_NAME', 'metadata.name'),
                 fieldEnv('POD_NAMESPACE', 'metadata.namespace'),
                 fieldEnv('POD_IP', 'status.podIP'),
+                ...Object.entries(t.controllerEnv ?? {}).map(([name, value]) => ({ name, value })),
               ],
               ports: [
                 { name: 'health', containerPort: t.healthPort },
