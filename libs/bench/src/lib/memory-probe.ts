@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Resident memory of a process from /proc/<pid>/status, in bytes. */
 export interface ProcessMemory {
@@ -21,8 +23,19 @@ export async function processMemory(pid: number): Promise<ProcessMemory> {
   return { rss: kib(status, 'VmRSS'), hwm: kib(status, 'VmHWM') };
 }
 
-/** The GNU time binary the check wrapper measures `haproxy -c` with. */
-export const GNU_TIME = '/usr/bin/time';
+/**
+ * The GNU time binary the check wrapper measures `haproxy -c` with: the machine's, or the copy
+ * `scripts/system-tools.sh` fetched into .tools/bin when the machine has none.
+ */
+export const GNU_TIME = ((): string => {
+  const fetched = fileURLToPath(new URL('../../../../.tools/bin/gnu-time', import.meta.url));
+  const fetchedFromDist = fileURLToPath(
+    new URL('../../../../../.tools/bin/gnu-time', import.meta.url),
+  );
+  if (process.env['HAPTIC_IGNORE_SYSTEM_TOOLS'] !== '1' && existsSync('/usr/bin/time'))
+    return '/usr/bin/time';
+  return [fetched, fetchedFromDist].find((p) => existsSync(p)) ?? '/usr/bin/time';
+})();
 
 /**
  * Writes an executable wrapper around HAProxy that runs every `haproxy -c` under GNU time, which
