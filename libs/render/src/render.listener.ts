@@ -15,6 +15,9 @@ export interface RenderSnapshotSource {
   snapshot(): RenderSnapshot | Promise<RenderSnapshot>;
 }
 
+/** How long the first render waits for the pods' read-back (dataplane.readback). */
+const SEED_WAIT_MS = 10_000;
+
 /** DI token of the RenderSnapshotSource. */
 export const RENDER_SNAPSHOT_SOURCE = Symbol.for('haptic.RenderSnapshotSource');
 
@@ -34,6 +37,10 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
   private previous: PreviousDeployment | undefined;
   private configGeneration = 0;
   private compiledFor: TemplateConfig | undefined;
+  /** Whether the pods' read-back (dataplane.readback) has arrived; resolves the first render's wait. */
+  private seeded = false;
+  private seedArrived: (() => void) | undefined;
+  private readonly seedWait = new Promise<void>((resolve) => (this.seedArrived = resolve));
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -46,6 +53,7 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     this.bus.subscribe('index.synced', () => void (this.indexSynced = true), name);
     this.bus.subscribeState('haproxy.pods', (e) => void (this.pods = e.payload), name);
     this.bus.subscribeState('render.validated', (e) => this.rememberDeployed(e.payload), name);
+    this.bus.subscribeState('dataplane.readback', (e) => this.seedFrom(e.payload), name);
     this.bus.subscribeState('config.current', (e) => this.onConfig(e.payload), name);
   }
 
@@ -70,6 +78,34 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     this.leading?.();
     this.leading = undefined;
     return Promise.resolve();
+  }
+
+  /** What the pods run, read back: the first render's slot choices start from it. */
+  private seedFrom(seed: { haproxyConfig: string | null; maps: object }): void {
+    if (!this.previous && seed.haproxyConfig !== null) {
+      const maps = seed.maps as Readonly<Record<string, string>>;
+      this.previous = { haproxyConfig: seed.haproxyConfig, maps };
+    }
+    this.seeded = true;
+    this.seedArrived?.();
+  }
+
+  /**
+   * Before the first render of a process that has deployed nothing yet, waits (bounded) for the
+   * pods to be read back, so the render keeps the server slots they run: no reload on restart.
+   */
+  private async awaitSeed(): Promise<void> {
+    if (this.seeded || this.previous || this.pods.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((r) => (timer = setTimeout(r, SEED_WAIT_MS)));
+    await Promise.race([this.seedWait, timeout]);
+    clearTimeout(timer);
+    if (!this.seeded) {
+      this.seeded = true;
+      this.logger.warn(
+        `no read-back of the HAProxy pods after ${SEED_WAIT_MS} ms: rendering without it`,
+      );
+    }
   }
 
   private rememberDeployed(v: { outputs: { haproxyConfig: string; maps: object } }): void {
@@ -111,6 +147,7 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
       await this.bus.publish('render.failed', { reason });
       return;
     }
+    await this.awaitSeed();
     const started = performance.now();
     const snapshot = await this.source.snapshot();
     const result = this.service.render(snapshot, {
