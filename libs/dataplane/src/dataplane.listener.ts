@@ -79,6 +79,8 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
         'haproxy.pods',
         (e) => {
           this.fleet?.setPods(e.payload);
+          // no pod to read back: the renderer need not wait
+          if (e.payload.length === 0 && this.readBacks) this.onReadBack(undefined);
           return this.forgetVanished(e.payload.map((p) => `${p.namespace}/${p.name}`));
         },
         { name: 'dataplane.pods' },
@@ -118,9 +120,9 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
   }
 
   /** Collects this term's read-backs; publishes the seed once every pod known now has answered. */
-  private onReadBack(r: PodReadBack): void {
+  private onReadBack(r: PodReadBack | undefined): void {
     if (!this.readBacks) return;
-    this.readBacks.push(r);
+    if (r) this.readBacks.push(r);
     const pods = this.bus.getState('haproxy.pods') ?? [];
     const read = new Set(this.readBacks.map((x) => `${x.pod.namespace}/${x.pod.name}`));
     if (pods.some((p) => !read.has(`${p.namespace}/${p.name}`))) return;

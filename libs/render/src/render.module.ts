@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import type { ContextProvider } from './lib/types.js';
 import {
+  RENDER_AWAIT_READBACK,
   RENDER_SNAPSHOT_SOURCE,
   RenderListener,
   type RenderSnapshotSource,
@@ -35,6 +36,11 @@ export class RenderModule {
     options: {
       contextProviders?: readonly ContextProvider[];
       snapshotSource?: RenderSnapshotSource;
+      /**
+       * A deployer reads the pods back (dataplane.readback): the first render of the process
+       * waits for it (10 s at most) unless the pods are known to be none.
+       */
+      awaitReadBack?: boolean;
     } = {},
   ): DynamicModule {
     const source = options.snapshotSource;
@@ -42,6 +48,7 @@ export class RenderModule {
       module: RenderModule,
       providers: [
         { provide: RENDER_CONTEXT_PROVIDERS, useValue: options.contextProviders ?? [] },
+        { provide: RENDER_AWAIT_READBACK, useValue: options.awaitReadBack === true },
         ...(source ? [{ provide: RENDER_SNAPSHOT_SOURCE, useValue: source }] : []),
         RenderService,
         RenderListener,

@@ -52,7 +52,7 @@ export function controllerFeatures(options: RunOptions): DynamicModule['imports'
     }),
     ReconcileModule,
     GlueModule,
-    RenderModule.forRoot(),
+    RenderModule.forRoot({ awaitReadBack: true }),
     ValidationModule.forRoot({ haproxyBin: resolveHaproxyBinary(options.haproxyBin) }),
     DataplaneModule.forRoot({ identity: options.identity }),
   ];
