@@ -34,44 +34,41 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const backendRef = (service: string) => ({
   service: { name: service, port: { number: 80 } },
 });
-const ingress = (name: string, host: string, tls?: string): KubeObject =>
-  ({
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'Ingress',
-    metadata: { namespace: NS, name },
-    spec: {
-      ingressClassName: 'haptic',
-      ...(tls ? { tls: [{ hosts: [host], secretName: tls }] } : {}),
-      rules: [
-        {
-          host,
-          http: { paths: [{ path: '/', pathType: 'Prefix', backend: backendRef('web') }] },
-        },
-      ],
-    },
-  }) as KubeObject;
-const tlsSecret = (name: string, c: { cert: string; key: string }): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { namespace: NS, name },
-    type: 'kubernetes.io/tls',
-    data: { 'tls.crt': b64(c.cert), 'tls.key': b64(c.key) },
-  }) as KubeObject;
+const ingress = (name: string, host: string, tls?: string): KubeObject => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { namespace: NS, name },
+  spec: {
+    ingressClassName: 'haptic',
+    ...(tls ? { tls: [{ hosts: [host], secretName: tls }] } : {}),
+    rules: [
+      {
+        host,
+        http: { paths: [{ path: '/', pathType: 'Prefix', backend: backendRef('web') }] },
+      },
+    ],
+  },
+});
+const tlsSecret = (name: string, c: { cert: string; key: string }): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { namespace: NS, name },
+  type: 'kubernetes.io/tls',
+  data: { 'tls.crt': b64(c.cert), 'tls.key': b64(c.key) },
+});
 /** Endpoint set number `i` of the churned Service: 1..MAX_ENDPOINTS addresses, shifting. */
 const churnAddresses = (i: number): string[] => {
   const n = 1 + (i % MAX_ENDPOINTS);
   return Array.from({ length: n }, (_, k) => `10.9.${Math.floor(i / 200)}.${((i + k) % 200) + 1}`);
 };
-const churnSlice = (i: number): KubeObject =>
-  ({
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { namespace: NS, name: 'churn-1', labels: { 'kubernetes.io/service-name': 'churn' } },
-    addressType: 'IPv4',
-    endpoints: churnAddresses(i).map((a) => ({ addresses: [a], conditions: { ready: true } })),
-    ports: [{ name: 'http', port: 8080 }],
-  }) as KubeObject;
+const churnSlice = (i: number): KubeObject => ({
+  apiVersion: 'discovery.k8s.io/v1',
+  kind: 'EndpointSlice',
+  metadata: { namespace: NS, name: 'churn-1', labels: { 'kubernetes.io/service-name': 'churn' } },
+  addressType: 'IPv4',
+  endpoints: churnAddresses(i).map((a) => ({ addresses: [a], conditions: { ready: true } })),
+  ports: [{ name: 'http', port: 8080 }],
+});
 
 /** SHA-256 fingerprint of the certificate HAProxy presents for `servername`. */
 function servedFingerprint(port: number, servername: string): Promise<string> {
@@ -183,24 +180,24 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
     httpPort = await freePort(HAPROXY_IP);
     httpsPort = await freePort(HAPROXY_IP);
     for (const name of ['haptic', NS])
-      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as KubeObject);
+      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     await put({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { namespace: 'haptic', name: 'dp-creds' },
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-    } as KubeObject);
+    });
     await put({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'IngressClass',
       metadata: { name: 'haptic' },
       spec: { controller: 'haproxy-haptic.org/ingress-controller' },
-    } as KubeObject);
+    });
     const fallback = makeCertificate('default.example');
     await put({
       ...tlsSecret('default-tls', fallback),
       metadata: { namespace: 'haptic', name: 'default-tls' },
-    } as KubeObject);
+    });
     await put({
       apiVersion: 'v1',
       kind: 'Pod',
@@ -214,7 +211,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
           },
         ],
       },
-    } as KubeObject);
+    });
     const podPath = `/api/v1/namespaces/haptic/pods/haproxy-0`;
     const current = (await (await fetch(sim.url + podPath)).json()) as KubeObject;
     const status = {
@@ -254,14 +251,14 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
           generalStorageDir: 'general',
         },
       },
-    } as KubeObject);
+    });
     for (const svc of ['web', 'churn'])
       await put({
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { namespace: NS, name: svc },
         spec: { ports: [{ name: 'http', port: 80 }] },
-      } as KubeObject);
+      });
     await put({
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
@@ -269,7 +266,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       addressType: 'IPv4',
       endpoints: [{ addresses: [ECHO_IP], conditions: { ready: true } }],
       ports: [{ name: 'http', port: echo.listeners[0]!.port }],
-    } as KubeObject);
+    });
     await put(churnSlice(0));
     await put(tlsSecret('site-tls', makeCertificate('secure.example')));
     await put(ingress('base', 'base.example'));
@@ -286,7 +283,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
           },
         ],
       },
-    } as KubeObject);
+    });
     controller = startController();
     await served('base.example');
     await eventually('the controller to settle', async () => {
@@ -398,7 +395,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       kind: 'Secret',
       metadata: { namespace: 'haptic', name: 'dp-creds' },
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-2') },
-    } as KubeObject);
+    });
     writeFileSync(join(dir, 'dp.pw'), 'pw-2\n');
     const info = (pw: string) =>
       fetch(`${agent.url}/v3/info`, {
