@@ -19,6 +19,8 @@ export interface RenderModuleAsyncOptions {
   readonly imports?: ModuleMetadata['imports'];
   readonly inject?: InjectionToken[];
   readonly useFactory: (...deps: never[]) => readonly ContextProvider[];
+  /** As in forRoot: the first render waits for the pods' read-back. */
+  readonly awaitReadBack?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export class RenderModule {
           inject: options.inject ?? [],
           useFactory: options.useFactory,
         },
+        { provide: RENDER_AWAIT_READBACK, useValue: options.awaitReadBack === true },
         RenderService,
         RenderListener,
         ...renderMetrics,
