@@ -76,7 +76,9 @@ export class DebugController {
           : last.hash === validated
             ? 'in-sync'
             : 'behind';
-      return { ...p, state, lastDeployment: last ?? null };
+      const key = `${p.namespace}/${p.name}`;
+      const deployer = this.bus.getState('dataplane.pods')?.find((d) => d.pod === key) ?? null;
+      return { ...p, state, lastDeployment: last ?? null, deployer };
     });
     return redactDeep({ validatedHash: validated ?? null, pods });
   }

@@ -67,6 +67,8 @@ export function renderModuleWith(extensions: ControllerExtensions): DynamicModul
   return RenderModule.forRootAsync({
     imports: [DiscoveryModule],
     inject: [DiscoveryService],
+    // the DataplaneModule reads the pods back: the first render keeps their server slots
+    awaitReadBack: true,
     useFactory: (discovery: DiscoveryService) => [
       ...(extensions.contextProviders ?? []),
       ...discoveredContextProviders(discovery),

@@ -39,4 +39,12 @@ describe('settings haptic does not act on yet are refused, not ignored', () => {
       'spec.controller.status.publishService': 'must be namespace/name',
     });
   });
+
+  it('refuses dataplane.tls.caSecretRef, accepts insecureSkipVerify', () => {
+    const tls = (t: object) => ({ ...bare, dataplane: { scheme: 'https', tls: t } });
+    expect(problems(tls({ caSecretRef: { name: 'ca' } }))).toEqual({
+      'spec.dataplane.tls.caSecretRef': expect.stringMatching(/does not read a CA Secret/),
+    });
+    expect(problems(tls({ insecureSkipVerify: true }))).toEqual({});
+  });
 });
