@@ -12,6 +12,8 @@ ARG HAPROXY_VERSION=3.2
 FROM node:${NODE_VERSION}-trixie-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# the npm workspaces (examples/*) are part of the lockfile and of `npm run build`
+COPY examples ./examples
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps

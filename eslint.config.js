@@ -14,6 +14,7 @@ export default tseslint.config(
       'coverage/**',
       'test/architecture/fixtures/**',
       'helm/**',
+      'examples/*/dist/**',
     ],
   },
   js.configs.recommended,

@@ -5,10 +5,11 @@
 #   patchelf   to build the HAProxy copies (.tools/bin/patchelf)
 #   promtool   checks Prometheus rules and metrics (.tools/bin/promtool, from package prometheus)
 #   openssl    test certificates and kube-sim's TLS (.tools/bin/openssl, with its own libssl)
+#   gnu-time   GNU time (/usr/bin/time), the memory bench's peak of `haproxy -c` (.tools/bin/gnu-time)
 #   haproxy26  HAProxy 2.6 when the machine has no 2.6 (.tools/haproxy26, via debian-haproxy.sh)
 # A tool the machine has is used as is; the tests find .tools/bin first on their PATH.
 #
-# Usage: bash scripts/system-tools.sh [all|patchelf|promtool|openssl|haproxy26] [--quiet]
+# Usage: bash scripts/system-tools.sh [all|patchelf|promtool|openssl|gnu-time|haproxy26] [--quiet]
 #   prints the path of the named tool (nothing for `all`) on stdout; progress on stderr.
 # Environment:
 #   HAPTIC_IGNORE_SYSTEM_TOOLS=1  act as if none of these tools were installed on the machine
@@ -26,7 +27,7 @@ WORK="$REPO_ROOT/.tools/debian"
 WHAT=all QUIET=0
 for arg in "$@"; do
   case "$arg" in
-    all | patchelf | promtool | openssl | haproxy26) WHAT="$arg" ;;
+    all | patchelf | promtool | openssl | gnu-time | haproxy26) WHAT="$arg" ;;
     --quiet) QUIET=1 ;;
     -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "system-tools: unknown argument '$arg' (try --help)" >&2; exit 1 ;;
@@ -39,6 +40,8 @@ die() { echo "system-tools: $1" >&2; exit "${2:-1}"; }
 # The machine's own copy of a tool (PATH, then the sbin folders an ordinary user's PATH lacks).
 system_tool() {
   [ "${HAPTIC_IGNORE_SYSTEM_TOOLS:-}" = 1 ] && return 1
+  # `time` is a shell keyword: GNU time is looked for by its path
+  if [ "$1" = gnu-time ]; then [ -x /usr/bin/time ] && { echo /usr/bin/time; return 0; }; return 1; fi
   command -v "$1" 2>/dev/null && return 0
   local dir
   for dir in /usr/local/sbin /usr/sbin /sbin; do
@@ -60,6 +63,7 @@ packages_of() {
   case "$1" in
     patchelf) echo patchelf ;;
     promtool) echo prometheus ;;
+    gnu-time) echo time ;;
     openssl) echo openssl "$(apt-cache "${APT_OPTS[@]}" depends openssl | awk '/Depends: libssl/ { print $2; exit }')" ;;
   esac
 }
@@ -69,6 +73,7 @@ install_tool() {
   local tool="$1" root="$WORK/$1/root"
   case "$tool" in
     patchelf | promtool) cp "$root/usr/bin/$tool" "$BIN_DIR/.$tool.tmp" ;;
+    gnu-time) cp "$root/usr/bin/time" "$BIN_DIR/.$tool.tmp" ;;
     openssl)
       local libdir
       libdir="$(dirname "$(find "$root/usr/lib" -name 'libssl.so.3' -print -quit)")"
@@ -130,7 +135,7 @@ ensure() {
 
 case "$WHAT" in
   all)
-    ensure patchelf promtool openssl
+    ensure patchelf promtool openssl gnu-time
     haproxy26 >/dev/null
     ;;
   haproxy26) haproxy26 ;;

@@ -44,6 +44,16 @@ export function staleSource(): string | undefined {
       if (built === undefined || built < (mtime(source) ?? 0)) return relative(root, source);
     }
   }
+  // the npm workspaces under examples/ build into their own dist/ (src/x.ts → dist/x.js)
+  for (const example of readdirSync(join(root, 'examples'), { withFileTypes: true })) {
+    if (!example.isDirectory()) continue;
+    const dir = join(root, 'examples', example.name);
+    for (const source of buildSources(join(dir, 'src'))) {
+      const out = join(dir, 'dist', relative(join(dir, 'src'), source)).replace(/\.ts$/, '.js');
+      const built = mtime(out);
+      if (built === undefined || built < (mtime(source) ?? 0)) return relative(root, source);
+    }
+  }
   return undefined;
 }
 

@@ -94,7 +94,16 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const version = await detectHaproxyVersion(bin);
   prepareDir(paths);
   const address = options.address ?? '127.0.0.1';
-  const haproxy = new HaproxyProcess({ bin, paths, version, podIp: options.podIp ?? address });
+  const haproxy = new HaproxyProcess({
+    bin,
+    paths,
+    version,
+    podIp: options.podIp ?? address,
+    onRuntimeMessage: (m) => {
+      const line = runtimeLogLine(m);
+      if (line !== undefined) log(line);
+    },
+  });
   await haproxy.startOrAdopt();
   log(
     `haproxy ${version.full} master pid ${haproxy.pid} (${haproxy.adopted ? 'adopted' : 'started'})`,
@@ -194,6 +203,19 @@ function startWatchdog(
       clearInterval(timer);
     },
   };
+}
+
+/**
+ * The log line of one runtime message that changes state: the command line exactly as sent (its
+ * arguments escaped), and the number of payload lines; reads (`show ...`) are not logged.
+ */
+export function runtimeLogLine(message: string): string | undefined {
+  const [command = '', ...rest] = message.split('\n');
+  if (/^(@!?\d+\s+)?show\s/.test(command) || command.trim() === '') return undefined;
+  const payload = rest.filter((l) => l !== '').length;
+  if (payload > 0 && !command.endsWith('<<'))
+    return `runtime: ${command} (unexpected: ${payload} more lines)`;
+  return `runtime: ${command}${payload > 0 ? ` (${payload} payload lines)` : ''}`;
 }
 
 /** The reload history a previous agent run left (empty when none or unreadable). */

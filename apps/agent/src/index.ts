@@ -1,5 +1,11 @@
 export { ApiError, AgentCredentialsError, HaproxyProcessError } from './agent.errors.js';
-export { resolveHaproxyBin, startAgent, type AgentOptions, type RunningAgent } from './agent.js';
+export {
+  resolveHaproxyBin,
+  runtimeLogLine,
+  startAgent,
+  type AgentOptions,
+  type RunningAgent,
+} from './agent.js';
 export {
   parseHaproxyVersion,
   detectHaproxyVersion,

@@ -8,3 +8,18 @@ export {
 } from './lib/manifests.js';
 export { loadIngressLibrary } from './lib/ingress-library.js';
 export { renderScenario, type RenderScenarioOptions } from './lib/render-scenario.js';
+export {
+  webhookScenario,
+  percentile,
+  type WebhookScenarioOptions,
+  type ReviewSamples,
+} from './lib/webhook-scenario.js';
+export { memoryScenario, type MemoryScenarioOptions } from './lib/memory-scenario.js';
+export {
+  processMemory,
+  checkPeaks,
+  writeCheckWrapper,
+  metricValue,
+  type ProcessMemory,
+} from './lib/memory-probe.js';
+export { takeHeapSnapshot } from './lib/heap-snapshot.js';

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { EVENT_BUS } from '#bus';
@@ -10,8 +11,12 @@ import {
   forgetPod,
   LAST_SUCCESS,
   RELOADS_TOTAL,
+  RUNTIME_OPERATIONS,
 } from './dataplane.metrics.js';
-import { Fleet, type PodDeployResult } from './lib/fleet.js';
+import { Fleet, type PodDeployResult, type PodReadBack } from './lib/fleet.js';
+import { chooseReadBack } from './lib/read-back.js';
+
+const DRIFT_INTERVAL = 'dataplane.drift';
 
 export const DATAPLANE_OPTIONS = Symbol.for('haptic.DataplaneOptions');
 
@@ -22,10 +27,13 @@ export interface DataplaneModuleOptions {
 
 /**
  * render.validated + haproxy.pods + dataplane.credentials (states) → keep every pod on the newest
- * validated render; publish deploy.completed / deploy.failed. Drift is corrected every
- * driftPreventionInterval. Leader-only work (LeaderElectionRunnable): it runs from startLeading to
- * stopLeading. Each term starts with a new Fleet that knows nothing deployed, so its first pass
- * reads every pod back and pushes only what differs (a failover with no change writes nothing).
+ * validated render with the runtime-first engine; publish deploy.completed / deploy.failed and
+ * the per-pod state (dataplane.pods). Drift is corrected every driftPreventionInterval (an
+ * interval of @nestjs/schedule). Leader-only work (LeaderElectionRunnable): it runs from
+ * startLeading to stopLeading. Each term starts with a new Fleet that reads every pod back before
+ * writing; once every pod known at the start has been read, the configuration most of them run
+ * is published as dataplane.readback, which the renderer starts its slot choices from (a restart
+ * or a failover with no change writes nothing).
  */
 @Injectable()
 export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestroy {
@@ -33,7 +41,8 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
   private readonly unsubscribe: (() => void)[] = [];
   private readonly podsSeen = new Set<string>();
   private fleet: Fleet | undefined;
-  private driftTimer: NodeJS.Timeout | undefined;
+  /** This term's read-backs, until every pod known at its start has answered. */
+  private readBacks: PodReadBack[] | undefined;
   /** The validated render in force when the last term ended: not current for the next term. */
   private staleRender: ValidatedRender | undefined;
 
@@ -44,6 +53,8 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     @InjectMetric(DEPLOYMENT_DURATION.name) private readonly duration: Histogram<'pod'>,
     @InjectMetric(RELOADS_TOTAL.name) private readonly reloads: Counter<'pod' | 'reason'>,
     @InjectMetric(LAST_SUCCESS.name) private readonly lastSuccess: Gauge<'pod'>,
+    @InjectMetric(RUNTIME_OPERATIONS.name) private readonly runtimeOps: Counter<'pod' | 'kind'>,
+    private readonly scheduler: SchedulerRegistry,
   ) {}
 
   needLeaderElection(): boolean {
@@ -52,6 +63,7 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
 
   /** Leadership gained: deploy from the current states (pods are read back before any write). */
   startLeading(): void {
+    this.readBacks = [];
     this.unsubscribe.push(
       this.bus.subscribeState('config.current', (e) => this.configure(e.payload.spec.dataplane), {
         name: 'dataplane.config',
@@ -67,6 +79,8 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
         'haproxy.pods',
         (e) => {
           this.fleet?.setPods(e.payload);
+          // no pod to read back: the renderer need not wait
+          if (e.payload.length === 0 && this.readBacks) this.onReadBack(undefined);
           return this.forgetVanished(e.payload.map((p) => `${p.namespace}/${p.name}`));
         },
         { name: 'dataplane.pods' },
@@ -82,8 +96,8 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
   /** Leadership ends: no new deployment; in-flight ones finish unless `deadline` aborts first. */
   async stopLeading(deadline: AbortSignal): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
-    if (this.driftTimer) clearInterval(this.driftTimer);
-    this.driftTimer = undefined;
+    this.stopDrift();
+    this.readBacks = undefined;
     this.staleRender = this.bus.getState('render.validated');
     const fleet = this.fleet;
     this.fleet = undefined;
@@ -100,8 +114,29 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     return this.fleet?.status() ?? [];
   }
 
+  private stopDrift(): void {
+    if (this.scheduler.doesExist('interval', DRIFT_INTERVAL))
+      this.scheduler.deleteInterval(DRIFT_INTERVAL);
+  }
+
+  /** Collects this term's read-backs; publishes the seed once every pod known now has answered. */
+  private onReadBack(r: PodReadBack | undefined): void {
+    if (!this.readBacks) return;
+    if (r) this.readBacks.push(r);
+    const pods = this.bus.getState('haproxy.pods') ?? [];
+    const read = new Set(this.readBacks.map((x) => `${x.pod.namespace}/${x.pod.name}`));
+    if (pods.some((p) => !read.has(`${p.namespace}/${p.name}`))) return;
+    const seed = chooseReadBack(this.readBacks);
+    this.readBacks = undefined;
+    this.logger.log(
+      `read back ${seed.pods} pod(s): ${seed.haproxyConfig === null ? 'none runs a configuration' : `${seed.agreeing} run the configuration the renderer starts from`}`,
+    );
+    this.bus.setState('dataplane.readback', seed);
+  }
+
   private configure(dp: {
     scheme: 'http' | 'https';
+    tls?: { insecureSkipVerify: boolean };
     minDeploymentInterval: string;
     maxParallel: number;
     deploymentTimeout: string;
@@ -111,11 +146,16 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     if (previous) void previous.stop();
     this.fleet = new Fleet({
       scheme: dp.scheme,
+      ...(dp.scheme === 'https' && dp.tls
+        ? { tls: { insecureSkipVerify: dp.tls.insecureSkipVerify } }
+        : {}),
       minDeploymentIntervalMs: durationMs(dp.minDeploymentInterval),
       maxParallel: dp.maxParallel,
       timeoutMs: durationMs(dp.deploymentTimeout),
       identity: this.options.identity,
       onResult: (r) => this.report(r),
+      onReadBack: (r) => this.onReadBack(r),
+      onState: () => this.bus.setState('dataplane.pods', this.status()),
     });
     const { bus } = this;
     const creds = bus.getState('dataplane.credentials');
@@ -124,12 +164,13 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     if (creds) this.fleet.setCredentials(creds);
     if (render && render !== this.staleRender) this.fleet.setRender(render);
     if (pods) this.fleet.setPods(pods);
-    if (this.driftTimer) clearInterval(this.driftTimer);
-    this.driftTimer = setInterval(
+    this.stopDrift();
+    const drift = setInterval(
       () => this.fleet?.checkDrift(),
       durationMs(dp.driftPreventionInterval),
     );
-    this.driftTimer.unref();
+    drift.unref();
+    this.scheduler.addInterval(DRIFT_INTERVAL, drift);
   }
 
   /** Pods gone from discovery lose their series (no stale per-pod metrics). */
@@ -138,7 +179,13 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     const gone = [...this.podsSeen].filter((p) => !now.has(p));
     this.podsSeen.clear();
     for (const p of now) this.podsSeen.add(p);
-    const perPod = [this.deployments, this.duration, this.reloads, this.lastSuccess];
+    const perPod = [
+      this.deployments,
+      this.duration,
+      this.reloads,
+      this.lastSuccess,
+      this.runtimeOps,
+    ];
     for (const pod of gone) await forgetPod(perPod, pod);
   }
 
@@ -146,14 +193,18 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     const pod = `${r.pod.namespace}/${r.pod.name}`;
     this.duration.observe({ pod }, r.durationMs / 1000);
     if (r.ok) {
-      this.deployments.inc({ pod, result: r.outcome.changed ? 'applied' : 'unchanged' });
-      if (r.outcome.reloaded) this.reloads.inc({ pod, reason: 'structural' });
+      const { operations, reloaded, reloadReasons } = r.outcome;
+      const changed = operations.length > 0 || reloaded;
+      this.deployments.inc({ pod, result: changed ? 'applied' : 'unchanged' });
+      if (reloaded) this.reloads.inc({ pod, reason: reloadReason(reloadReasons) });
+      const runtime = operations.filter((o) => o.runtime);
+      for (const o of runtime) this.runtimeOps.inc({ pod, kind: o.kind });
       this.lastSuccess.set({ pod }, Date.now() / 1000);
       await this.bus.publish('deploy.completed', {
         pod,
         hash: r.hash,
-        reloaded: r.outcome.reloaded,
-        runtimeOperations: 0,
+        reloaded,
+        runtimeOperations: runtime.length,
         durationMs: r.durationMs,
       });
       return;
@@ -163,4 +214,10 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     this.logger.warn(`deployment of ${r.hash.slice(0, 12)} to ${pod} failed: ${reason}`);
     await this.bus.publish('deploy.failed', { pod, hash: r.hash, reason });
   }
+}
+
+/** A bounded `reason` label: the kind of the first section that needed the reload. */
+function reloadReason(reasons: readonly string[]): string {
+  const first = /^(\w+)/.exec(reasons[0] ?? '')?.[1];
+  return first ?? 'structural';
 }

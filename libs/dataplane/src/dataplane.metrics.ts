@@ -21,6 +21,11 @@ export const RELOADS_TOTAL = {
   help: 'HAProxy reloads caused by deployments.',
   labelNames: ['pod', 'reason'],
 };
+export const RUNTIME_OPERATIONS = {
+  name: 'haptic_runtime_operations_total',
+  help: 'Changes applied through the runtime API without a reload, by kind (server.set, map.replace, cert.update...).',
+  labelNames: ['pod', 'kind'],
+};
 export const LAST_SUCCESS = {
   name: 'haptic_last_successful_deployment_timestamp_seconds',
   help: 'When a deployment to the pod last succeeded (Unix time).',
@@ -32,6 +37,7 @@ export const dataplaneMetrics = [
   makeCounterProvider(DEPLOYMENTS_TOTAL),
   makeHistogramProvider(DEPLOYMENT_DURATION),
   makeCounterProvider(RELOADS_TOTAL),
+  makeCounterProvider(RUNTIME_OPERATIONS),
   makeGaugeProvider(LAST_SUCCESS),
 ];
 

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import {
   DATAPLANE_OPTIONS,
   DataplaneListener,
@@ -12,6 +13,8 @@ export class DataplaneModule {
   static forRoot(options: DataplaneModuleOptions): DynamicModule {
     return {
       module: DataplaneModule,
+      // the drift check is an interval of @nestjs/schedule (registered per config, named)
+      imports: [ScheduleModule.forRoot()],
       providers: [
         { provide: DATAPLANE_OPTIONS, useValue: options },
         DataplaneListener,

@@ -6,6 +6,7 @@ export * from './ports.js';
 export * from './leadership.js';
 export * from './tokens.js';
 export * from './kube-ports.js';
+export * from './admission.js';
 
 /** The bus every haptic module shares, typed with the catalogue. */
 export type HapticBus = EventBus<HapticFacts, HapticStates>;

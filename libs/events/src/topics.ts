@@ -45,7 +45,12 @@ export interface HapticFacts {
   /** A HAProxyTemplateConfig was parsed and accepted. */
   'config.accepted': { readonly name: string; readonly generation: number };
   /** A HAProxyTemplateConfig was refused; the last good one keeps serving. */
-  'config.rejected': { readonly name: string; readonly problems: readonly FieldProblem[] };
+  'config.rejected': {
+    readonly name: string;
+    readonly problems: readonly FieldProblem[];
+    /** metadata.generation of the refused object (for status observedGeneration). */
+    readonly generation?: number;
+  };
   /** The reconcile loop decided to render. */
   'reconcile.triggered': { readonly reason: string; readonly coalesced: number };
   /** A render finished; `hash` identifies its outputs. */
@@ -81,6 +86,29 @@ export interface HapticStates {
   'render.rendered': ValidatedRender;
   /** The newest render that passed validation: the deployer deploys only this (latest wins). */
   'render.validated': ValidatedRender;
+  /**
+   * What the HAProxy pods ran when this replica started leading, read back from them (the
+   * configuration most of the non-empty pods run; null when none runs one): the renderer's stable
+   * choices (server slots) start from it, so a restart or a leader change costs no reload.
+   */
+  'dataplane.readback': {
+    readonly haproxyConfig: string | null;
+    readonly maps: Readonly<Record<string, string>>;
+    /** Pods read; pods that agree with the chosen configuration. */
+    readonly pods: number;
+    readonly agreeing: number;
+  };
+  /** Per-pod deployment state of the leader's deployer (sorted by pod). */
+  'dataplane.pods': readonly {
+    readonly pod: string;
+    readonly deployedHash: string | null;
+    readonly busy: boolean;
+    readonly lastReloadAt: string | null;
+    readonly lastReloadReasons: readonly string[];
+    readonly runtimeOperations: number;
+    readonly lastError: string | null;
+    readonly consecutiveFailures: number;
+  }[];
   /** Whether this replica leads (set only by the LeaderModule). */
   'leader.status': LeaderStatus;
 }

@@ -31,12 +31,15 @@ describe('RenderListener', () => {
     await moduleRef?.close();
   });
 
-  async function start(objects: object[]): Promise<HapticBus> {
+  async function start(objects: object[], awaitReadBack = false): Promise<HapticBus> {
     const snapshot = snapshotOf(indexBy(), { ingresses: objects });
     moduleRef = await Test.createTestingModule({
       imports: [
         BusModule,
-        RenderModule.forRoot({ snapshotSource: { snapshot: () => Promise.resolve(snapshot) } }),
+        RenderModule.forRoot({
+          snapshotSource: { snapshot: () => Promise.resolve(snapshot) },
+          awaitReadBack,
+        }),
       ],
     }).compile();
     await moduleRef.init();
@@ -106,5 +109,26 @@ describe('RenderListener', () => {
     bus.setState('config.current', { ...config, spec });
     await bus.idle();
     expect(published(bus, 'render.failed')[0]!.payload.reason).toMatch(/undefined filter: nope/);
+  });
+
+  it('with awaitReadBack, renders first once the pods have been read back', async () => {
+    const bus = await start([ingress('a', 'web', 'web.example.com')], true);
+    bus.setState('haproxy.pods', [
+      { namespace: 'h', name: 'p', address: '127.0.0.1', dataplanePort: 5555 },
+    ]);
+    bus.setState('config.current', config);
+    await lead();
+    const triggered = bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(published(bus, 'render.completed')).toHaveLength(0);
+    bus.setState('dataplane.readback', {
+      haproxyConfig: 'global\n',
+      maps: {},
+      pods: 1,
+      agreeing: 1,
+    });
+    await triggered;
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(1);
   });
 });

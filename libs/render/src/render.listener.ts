@@ -15,6 +15,12 @@ export interface RenderSnapshotSource {
   snapshot(): RenderSnapshot | Promise<RenderSnapshot>;
 }
 
+/** How long the first render waits for the pods' read-back (dataplane.readback). */
+const SEED_WAIT_MS = 10_000;
+
+/** DI token: whether the first render waits for the pods' read-back (boolean). */
+export const RENDER_AWAIT_READBACK = Symbol.for('haptic.RenderAwaitReadBack');
+
 /** DI token of the RenderSnapshotSource. */
 export const RENDER_SNAPSHOT_SOURCE = Symbol.for('haptic.RenderSnapshotSource');
 
@@ -34,18 +40,34 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
   private previous: PreviousDeployment | undefined;
   private configGeneration = 0;
   private compiledFor: TemplateConfig | undefined;
+  /** Whether the pods' read-back (dataplane.readback) has arrived; resolves the first render's wait. */
+  private seeded = false;
+  private podsKnown = false;
+  private renderDeferred = false;
+  private seedTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     private readonly service: RenderService,
     @Optional() @Inject(RENDER_SNAPSHOT_SOURCE) private readonly source?: RenderSnapshotSource,
+    @Optional() @Inject(RENDER_AWAIT_READBACK) private readonly awaitReadBack?: boolean,
   ) {}
 
   onModuleInit(): void {
     const name = { name: 'render' };
     this.bus.subscribe('index.synced', () => void (this.indexSynced = true), name);
-    this.bus.subscribeState('haproxy.pods', (e) => void (this.pods = e.payload), name);
+    this.bus.subscribeState(
+      'haproxy.pods',
+      (e) => {
+        this.pods = e.payload;
+        this.podsKnown = true;
+        // no pod to read back: a render deferred for the read-back runs now
+        return e.payload.length === 0 ? this.resumeDeferred() : undefined;
+      },
+      name,
+    );
     this.bus.subscribeState('render.validated', (e) => this.rememberDeployed(e.payload), name);
+    this.bus.subscribeState('dataplane.readback', (e) => this.seedFrom(e.payload), name);
     this.bus.subscribeState('config.current', (e) => this.onConfig(e.payload), name);
   }
 
@@ -70,6 +92,49 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     this.leading?.();
     this.leading = undefined;
     return Promise.resolve();
+  }
+
+  /** What the pods run, read back: the first render's slot choices start from it. */
+  private seedFrom(seed: { haproxyConfig: string | null; maps: object }): Promise<void> {
+    if (!this.previous && seed.haproxyConfig !== null) {
+      const maps = seed.maps as Readonly<Record<string, string>>;
+      this.previous = { haproxyConfig: seed.haproxyConfig, maps };
+    }
+    this.seeded = true;
+    return this.resumeDeferred();
+  }
+
+  /**
+   * Before the first render of a process that has deployed nothing yet, the pods are read back so
+   * the render keeps the server slots they run (no reload on restart). True when the render must
+   * wait: it is deferred (not awaited here, which would hold the bus the read-back needs) and
+   * runs when the read-back arrives, when the pods turn out to be none, or after SEED_WAIT_MS.
+   */
+  private deferForSeed(): boolean {
+    if (!this.awaitReadBack || this.seeded || this.previous) return false;
+    if (this.podsKnown && this.pods.length === 0) return false;
+    this.renderDeferred = true;
+    this.seedTimer ??= setTimeout(() => {
+      if (!this.seeded) {
+        this.seeded = true;
+        this.logger.warn(
+          `no read-back of the HAProxy pods after ${SEED_WAIT_MS} ms: rendering without it`,
+        );
+      }
+      void this.resumeDeferred();
+    }, SEED_WAIT_MS);
+    this.seedTimer.unref();
+    return true;
+  }
+
+  /** Runs the render deferred for the read-back, if any (while leading). */
+  private async resumeDeferred(): Promise<void> {
+    clearTimeout(this.seedTimer);
+    if (!this.renderDeferred || !this.leading) return;
+    this.renderDeferred = false;
+    await this.renderNow().catch((e: unknown) =>
+      this.logger.error(`render failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
   }
 
   private rememberDeployed(v: { outputs: { haproxyConfig: string; maps: object } }): void {
@@ -111,6 +176,7 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
       await this.bus.publish('render.failed', { reason });
       return;
     }
+    if (this.deferForSeed()) return;
     const started = performance.now();
     const snapshot = await this.source.snapshot();
     const result = this.service.render(snapshot, {

@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import type { ContextProvider } from './lib/types.js';
 import {
+  RENDER_AWAIT_READBACK,
   RENDER_SNAPSHOT_SOURCE,
   RenderListener,
   type RenderSnapshotSource,
@@ -18,6 +19,8 @@ export interface RenderModuleAsyncOptions {
   readonly imports?: ModuleMetadata['imports'];
   readonly inject?: InjectionToken[];
   readonly useFactory: (...deps: never[]) => readonly ContextProvider[];
+  /** As in forRoot: the first render waits for the pods' read-back. */
+  readonly awaitReadBack?: boolean;
 }
 
 /**
@@ -35,6 +38,11 @@ export class RenderModule {
     options: {
       contextProviders?: readonly ContextProvider[];
       snapshotSource?: RenderSnapshotSource;
+      /**
+       * A deployer reads the pods back (dataplane.readback): the first render of the process
+       * waits for it (10 s at most) unless the pods are known to be none.
+       */
+      awaitReadBack?: boolean;
     } = {},
   ): DynamicModule {
     const source = options.snapshotSource;
@@ -42,6 +50,7 @@ export class RenderModule {
       module: RenderModule,
       providers: [
         { provide: RENDER_CONTEXT_PROVIDERS, useValue: options.contextProviders ?? [] },
+        { provide: RENDER_AWAIT_READBACK, useValue: options.awaitReadBack === true },
         ...(source ? [{ provide: RENDER_SNAPSHOT_SOURCE, useValue: source }] : []),
         RenderService,
         RenderListener,
@@ -62,6 +71,7 @@ export class RenderModule {
           inject: options.inject ?? [],
           useFactory: options.useFactory,
         },
+        { provide: RENDER_AWAIT_READBACK, useValue: options.awaitReadBack === true },
         RenderService,
         RenderListener,
         ...renderMetrics,

@@ -51,6 +51,14 @@ export class RenderService {
     return result;
   }
 
+  /** Compiles a config version without putting it in force (webhook dry runs), same providers. */
+  compileDetached(config: TemplateConfig): Result<CompiledTemplates, RenderProblem[]> {
+    return compileTemplates(config.spec, {
+      providers: this.providers,
+      configVersion: versionOf(config),
+    });
+  }
+
   /** True once a config version has compiled. */
   get ready(): boolean {
     return this.compiled !== undefined;

@@ -12,6 +12,7 @@ export { type CredentialsState } from './lib/credentials.js';
 export {
   WatchManager,
   type ConfigRef,
+  type ConfigWatchStatus,
   type WatchListeners,
   type WatchStatus,
 } from './lib/watch-manager.js';

@@ -42,7 +42,10 @@ export class WatchModule {
               sink,
               {
                 ...busListeners(bus, logger),
-                status: () => logConditions(manager, conditions, logger),
+                status: () => {
+                  logConditions(manager, conditions, logger);
+                  logConfigCondition(manager, conditions, logger);
+                },
               },
               { ...WATCH_DEFAULTS, ...options.timing },
             );
@@ -69,6 +72,35 @@ function logConditions(manager: WatchManager, seen: Map<string, string>, logger:
     if (bad) logger.error(`cannot list watched resource ${s.resource} (${bad}): ${s.message}`);
     else logger.log(`watched resource ${s.resource} can be listed again`);
   }
+}
+
+/**
+ * Logs, at error level with the API server's URL, why the HAProxyTemplateConfig cannot be read
+ * (server not answering, credentials refused, CRD missing), once per condition; the watch
+ * retries with backoff meanwhile.
+ */
+function logConfigCondition(
+  manager: WatchManager,
+  seen: Map<string, string>,
+  logger: Logger,
+): void {
+  const s = manager.configStatus();
+  if (!s) return;
+  const bad = ['backoff', 'unauthorized', 'forbidden', 'not-found', 'invalid'].includes(s.phase)
+    ? s.phase
+    : '';
+  const key = '\0config';
+  if ((seen.get(key) ?? '') === bad) return;
+  seen.set(key, bad);
+  const { ref, server } = s;
+  const { namespace, name } = ref;
+  if (bad)
+    logger.error(
+      `cannot read HAProxyTemplateConfig ${namespace}/${name} from the API server ${server} ` +
+        `(${bad}): ${s.message || s.lastError}; retrying with backoff`,
+    );
+  else if (s.phase === 'watching')
+    logger.log(`reading HAProxyTemplateConfig ${namespace}/${name} from ${server}`);
 }
 
 function defaultKubeConfig(): KubeConfig {

@@ -17,6 +17,12 @@ export const DESIGN_METRICS = [
   'haptic_last_successful_deployment_timestamp_seconds',
   'haptic_bus_queue_depth',
   'haptic_certificate_expiry_timestamp_seconds',
+  'haptic_runtime_operations_total',
+  // §9 "status written back" (libs/status): §9 names no metric for it; these count its writes
+  'haptic_status_writes_total',
+  'haptic_kube_events_total',
+  'haptic_webhook_requests_total',
+  'haptic_webhook_duration_seconds',
 ] as const;
 
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */

@@ -15,6 +15,8 @@ export interface HaproxyProcessOptions {
   readonly podIp: string | undefined;
   /** Upper bound for start, reload and stop (ms). */
   readonly timeoutMs?: number;
+  /** Told every message sent to the master or admin socket (as sent: escaped). */
+  readonly onRuntimeMessage?: (message: string) => void;
 }
 
 /** The result of one reload: whether a new worker took over, and what HAProxy said. */
@@ -42,8 +44,8 @@ export class HaproxyProcess {
   private readonly timeoutMs: number;
 
   constructor(private readonly opts: HaproxyProcessOptions) {
-    this.master = new RuntimeSocket(opts.paths.masterSocket, 10_000);
-    this.admin = new RuntimeSocket(opts.paths.adminSocket, 10_000);
+    this.master = new RuntimeSocket(opts.paths.masterSocket, 10_000, opts.onRuntimeMessage);
+    this.admin = new RuntimeSocket(opts.paths.adminSocket, 10_000, opts.onRuntimeMessage);
     this.timeoutMs = opts.timeoutMs ?? 60_000;
   }
 

@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { DebugController } from './debug.controller.js';
 import { DeploymentLog } from './deployment-log.js';
 import { LivenessService } from './liveness.service.js';
+import { QuarantineLog } from './quarantine-log.js';
 import { HealthController } from './health.controller.js';
 import { ReadinessService } from './readiness.service.js';
 
@@ -10,6 +11,6 @@ import { ReadinessService } from './readiness.service.js';
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController, DebugController],
-  providers: [ReadinessService, LivenessService, DeploymentLog],
+  providers: [ReadinessService, LivenessService, DeploymentLog, QuarantineLog],
 })
 export class ApiModule {}

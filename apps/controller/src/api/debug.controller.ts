@@ -3,6 +3,7 @@ import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
 import { ResourceIndex } from '#index';
 import { DeploymentLog, reloadReason } from './deployment-log.js';
+import { QuarantineLog } from './quarantine-log.js';
 import { redactDeep, redactEvent } from './redact.js';
 
 const ENDPOINTS = [
@@ -14,6 +15,7 @@ const ENDPOINTS = [
   '/debug/resources',
   '/debug/leader',
   '/debug/bus',
+  '/debug/quarantine',
 ] as const;
 
 /** /debug: read-only JSON views of the controller's state; every answer passes redactDeep. */
@@ -22,6 +24,7 @@ export class DebugController {
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     private readonly deployments: DeploymentLog,
+    private readonly quarantine: QuarantineLog,
     @Optional() private readonly index?: ResourceIndex,
   ) {}
 
@@ -73,7 +76,9 @@ export class DebugController {
           : last.hash === validated
             ? 'in-sync'
             : 'behind';
-      return { ...p, state, lastDeployment: last ?? null };
+      const key = `${p.namespace}/${p.name}`;
+      const deployer = this.bus.getState('dataplane.pods')?.find((d) => d.pod === key) ?? null;
+      return { ...p, state, lastDeployment: last ?? null, deployer };
     });
     return redactDeep({ validatedHash: validated ?? null, pods });
   }
@@ -94,6 +99,12 @@ export class DebugController {
   resources(): unknown {
     if (!this.index) throw new NotFoundException('no index in this process');
     return { synced: this.index.isSynced(), counts: this.index.counts() };
+  }
+
+  /** The objects the latest render left out, each with its reason. */
+  @Get('quarantine')
+  quarantined(): unknown {
+    return redactDeep({ objects: this.quarantine.list() });
   }
 
   @Get('bus')

@@ -31,16 +31,16 @@ export class HealthController {
     ]);
   }
 
-  /** Ready once every watched resource has been listed. */
+  /** Ready once every watched resource has been listed; else 503 with the reasons (JSON). */
   @Get('readyz')
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {
     return this.health.check([
       () => {
         const i = this.indicators.check('index');
-        return this.readiness.ready
-          ? i.up()
-          : i.down({ reason: 'waiting for the first list of every watched resource' });
+        if (this.readiness.ready) return i.up();
+        const reasons = this.readiness.reasons();
+        return i.down({ reason: reasons.join('; '), reasons });
       },
     ]);
   }

@@ -24,6 +24,15 @@ describe('haptic CLI', () => {
     expect(r.out).toMatch(/version/);
   });
 
+  it('documents --module in `haptic --help` and `haptic run --help`', async () => {
+    expect((await run('--help')).out).toContain('haptic run --module <path|package>');
+    const r = await run('run', '--help');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/--module <path\|package>\s+load a Nest module/);
+    expect(r.out).toContain('repeatable');
+    expect(r.out).toMatch(/Exit codes:.*2 invalid flags, no Kubernetes credentials/s);
+  });
+
   it('prints the version, also as JSON', async () => {
     expect((await run('version')).out).toMatch(/^haptic \d+\.\d+\.\d+/);
     expect(JSON.parse((await run('version', '-o', 'json')).out)).toMatchObject({

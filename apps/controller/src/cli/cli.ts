@@ -14,6 +14,11 @@ export function buildProgram(
     .description('haptic: a template-driven HAProxy ingress controller for Kubernetes')
     .version(VERSION, '-V, --version', 'print the version and exit')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      '\nExtending haptic: `haptic run --module <path|package>` (repeatable) composes your own ' +
+        'Nest module into the controller without editing haptic; see `haptic run --help`.',
+    )
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride();
   for (const command of list) command.register(program, { io, setExit });

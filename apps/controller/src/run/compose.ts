@@ -1,14 +1,20 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { KubeConfig } from '@kubernetes/client-node';
+import { join } from 'node:path';
 import { DataplaneModule } from '#dataplane';
 import { resolveHaproxyBinary } from '#haproxy-bin';
 import { IndexModule, ResourceIndex } from '#index';
 import { LeaderModule } from '#leader';
 import { ReconcileModule } from '#reconcile';
-import { RENDER_SNAPSHOT_SOURCE, RenderModule, type RenderSnapshotSource } from '#render';
-import { ValidationModule } from '#validation';
+import { RENDER_SNAPSHOT_SOURCE, RenderService, type RenderSnapshotSource } from '#render';
+import { StatusModule } from '#status';
+import { ValidationModule, ValidationService } from '#validation';
 import { WatchModule } from '#watch';
+import { WebhookModule, type WebhookOptions } from '#webhook';
+import { AdmissionDryRun } from './admission-dry-run.js';
 import { startController, type RunningController } from './controller-app.js';
+import { renderModuleWith, type ControllerExtensions } from './extension.js';
+import { ingressStatusSourceProvider } from './ingress-status-source.js';
+import { processKubeConfig } from './kube-config.js';
 import type { RunOptions } from './run-options.js';
 
 /** Glue between modules that must not know each other: render reads the index's snapshots. */
@@ -22,21 +28,35 @@ import type { RunOptions } from './run-options.js';
         snapshot: () => index.snapshot(),
       }),
     },
+    ingressStatusSourceProvider,
   ],
-  exports: [RENDER_SNAPSHOT_SOURCE],
+  exports: [RENDER_SNAPSHOT_SOURCE, ingressStatusSourceProvider.provide],
 })
 class GlueModule {}
 
-function kubeConfig(options: RunOptions): KubeConfig {
-  const kc = new KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromDefault();
-  return kc;
+/** The admission endpoint's settings from the run options (served only with a certificate). */
+function webhookOptions(options: RunOptions): WebhookOptions {
+  const dir = options.webhookCertDir;
+  return {
+    address: options.address,
+    port: options.webhookPort,
+    ...(dir
+      ? { certificate: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') } }
+      : {}),
+  };
 }
 
 /** The feature modules of `haptic run`, in the order their data flows. */
-export function controllerFeatures(options: RunOptions): DynamicModule['imports'] {
-  const kc = kubeConfig(options);
+export function controllerFeatures(
+  options: RunOptions,
+  extensions: ControllerExtensions = {},
+): DynamicModule['imports'] {
+  // throws StartupConfigError (exit 2) when there is no kubeconfig and no in-cluster account
+  const kc = processKubeConfig(options.kubeconfig);
+  const render = renderModuleWith(extensions);
+  const validation = ValidationModule.forRoot({
+    haproxyBin: resolveHaproxyBinary(options.haproxyBin),
+  });
   return [
     IndexModule.forRoot(),
     WatchModule.forRoot({
@@ -52,13 +72,33 @@ export function controllerFeatures(options: RunOptions): DynamicModule['imports'
     }),
     ReconcileModule,
     GlueModule,
-    RenderModule.forRoot(),
-    ValidationModule.forRoot({ haproxyBin: resolveHaproxyBinary(options.haproxyBin) }),
+    render,
+    validation,
     DataplaneModule.forRoot({ identity: options.identity }),
+    // leader-only: config conditions, Ingress status.loadBalancer, Kubernetes Events
+    StatusModule.forRoot({
+      kubeConfig: kc,
+      identity: options.identity,
+      config: { namespace: options.namespace, name: options.configName },
+    }),
+    // every replica answers admission reviews with dry runs over the same render and validation
+    WebhookModule.forRoot(webhookOptions(options), {
+      imports: [render, validation],
+      inject: [ResourceIndex, RenderService, ValidationService],
+      useFactory: (i: ResourceIndex, r: RenderService, v: ValidationService) =>
+        new AdmissionDryRun(i, r, v),
+    }),
   ];
 }
 
-/** Starts the whole controller process. */
-export async function runController(options: RunOptions): Promise<RunningController> {
-  return startController(options, controllerFeatures(options));
+/**
+ * Starts the whole controller process: haptic's features, then the teams' own modules
+ * (`extensions.modules`, e.g. from `haptic run --module`) over the same context and registries.
+ */
+export async function runController(
+  options: RunOptions,
+  extensions: ControllerExtensions = {},
+): Promise<RunningController> {
+  const features = controllerFeatures(options, extensions) ?? [];
+  return startController(options, [...features, ...(extensions.modules ?? [])]);
 }

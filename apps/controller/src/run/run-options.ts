@@ -19,6 +19,10 @@ export interface RunOptions {
   readonly identity: string;
   /** HAProxy binary for validation. */
   readonly haproxyBin?: string;
+  /** HTTPS port of the admission webhook. */
+  readonly webhookPort: number;
+  /** Folder holding the webhook's tls.crt and tls.key; the webhook is off without it. */
+  readonly webhookCertDir?: string;
 }
 
 type Raw = Partial<Record<Exclude<keyof RunOptions, 'logLevelFixed'>, string | undefined>>;
@@ -41,9 +45,12 @@ export function resolveRunOptions(flags: Raw, env: NodeJS.ProcessEnv = process.e
     throw new RangeError(`--log-level must be one of ${LEVELS.join(', ')}, not ${level}`);
   const kubeconfig = pick('kubeconfig', 'KUBECONFIG');
   const haproxyBin = pick('haproxyBin', 'HAPTIC_HAPROXY_BIN');
+  const webhookCertDir = pick('webhookCertDir', 'HAPTIC_WEBHOOK_CERT_DIR');
   return {
     ...(kubeconfig ? { kubeconfig } : {}),
     ...(haproxyBin ? { haproxyBin } : {}),
+    ...(webhookCertDir ? { webhookCertDir } : {}),
+    webhookPort: port('--webhook-port', pick('webhookPort', 'HAPTIC_WEBHOOK_PORT') ?? '9443'),
     namespace: pick('namespace', 'HAPTIC_NAMESPACE') ?? env['POD_NAMESPACE'] ?? 'default',
     configName: pick('configName', 'HAPTIC_CONFIG_NAME') ?? 'haptic',
     address: pick('address', 'HAPTIC_ADDRESS') ?? '0.0.0.0',

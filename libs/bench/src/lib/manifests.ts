@@ -21,6 +21,8 @@ export interface WorldOptions {
   readonly tls?: TlsPair;
   /** Namespaces the objects are spread over (default 50). */
   readonly namespaces?: number;
+  /** Paths per Ingress rule: 2 (default: `/api` and `/static`) or 1 (`/api` only). */
+  readonly paths?: 1 | 2;
 }
 
 const CONTROLLER = 'haproxy-haptic.org/ingress-controller';
@@ -61,7 +63,7 @@ export function ingressAt(i: number, opts: WorldOptions, variant = 0): object {
           http: {
             paths: [
               { path: variant === 0 ? '/api' : `/api-v${variant}`, pathType: 'Prefix', backend },
-              { path: '/static', pathType: 'Prefix', backend },
+              ...(opts.paths === 1 ? [] : [{ path: '/static', pathType: 'Prefix', backend }]),
             ],
           },
         },

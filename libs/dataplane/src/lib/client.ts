@@ -5,6 +5,14 @@ import {
   DataplaneVersionConflictError,
 } from '../dataplane.errors.js';
 
+/** How an https Dataplane API is verified (`dataplane.tls`). */
+export interface DataplaneTls {
+  /** PEM of the CA(s) that sign the API's certificate; the system CAs when absent. */
+  readonly ca?: string;
+  /** Accept any certificate (testing only). */
+  readonly insecureSkipVerify?: boolean;
+}
+
 /** Where and how to reach one Dataplane API. */
 export interface DataplaneEndpoint {
   /** e.g. http://10.0.0.5:5555 (no /v3). */
@@ -16,6 +24,8 @@ export interface DataplaneEndpoint {
   readonly timeoutMs?: number;
   /** Aborts every request of this client (a deployment abandoned when leadership ends). */
   readonly signal?: AbortSignal;
+  /** For https URLs: the CA to trust, or no verification. */
+  readonly tls?: DataplaneTls;
 }
 
 /** Storage kinds of the Dataplane API (files kept on the HAProxy side). */
@@ -54,6 +64,14 @@ export class DataplaneClient {
       retry: { limit: 0 },
       throwHttpErrors: true,
       ...(endpoint.signal ? { signal: endpoint.signal } : {}),
+      ...(endpoint.tls
+        ? {
+            https: {
+              ...(endpoint.tls.ca ? { certificateAuthority: endpoint.tls.ca } : {}),
+              rejectUnauthorized: endpoint.tls.insecureSkipVerify !== true,
+            },
+          }
+        : {}),
     });
   }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HaproxyPod, ValidatedRender } from '#events';
-import type { DeployOutcome } from './deploy.js';
-import { Fleet, type PodDeployResult } from './fleet.js';
+import { DataplaneRequestError } from '../dataplane.errors.js';
+import { Fleet, type PodDeployResult, type PodReadBack } from './fleet.js';
+import type { SyncResult } from './sync-engine.js';
 
 const pod = (name: string, address = `127.0.0.${name.length}`): HaproxyPod => ({
   namespace: 'ns',
@@ -14,18 +15,19 @@ const render = (hash: string): ValidatedRender => ({
   configGeneration: 1,
   outputs: { haproxyConfig: `# ${hash}\n`, maps: {}, files: {}, sslCertificates: {}, crtLists: {} },
 });
-const outcome: DeployOutcome = {
-  changed: true,
+const outcome: SyncResult = {
   reloaded: true,
+  reloadId: '1',
+  operations: [{ kind: 'structural', target: 'backend b: directives changed', runtime: false }],
+  reloadReasons: ['backend b: directives changed'],
   version: 2,
-  storageWrites: 0,
-  storageDeletes: 0,
-  conflictsRetried: 0,
 };
+const files = { config: 'global\n', maps: {}, certs: {}, general: {} };
 
 function setup(opts: { maxParallel?: number; fail?: (url: string) => boolean } = {}) {
   const calls: { url: string; hash: string }[] = [];
   const results: PodDeployResult[] = [];
+  const readBacks: PodReadBack[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const gates: (() => void)[] = [];
@@ -36,6 +38,8 @@ function setup(opts: { maxParallel?: number; fail?: (url: string) => boolean } =
     identity: 'test',
     timeoutMs: 1000,
     onResult: (r) => void results.push(r),
+    onReadBack: (r) => void readBacks.push(r),
+    read: () => Promise.resolve(files),
     sleep: () => Promise.resolve(),
     deploy: async (client, r) => {
       calls.push({ url: client.endpoint.url, hash: r.hash });
@@ -63,7 +67,15 @@ function setup(opts: { maxParallel?: number; fail?: (url: string) => boolean } =
     }
     await stopped;
   };
-  return { fleet, calls, results, releaseAll, stop, maxInFlight: () => maxInFlight };
+  return {
+    fleet,
+    calls,
+    results,
+    readBacks,
+    releaseAll,
+    stop,
+    maxInFlight: () => maxInFlight,
+  };
 }
 
 describe('Fleet', () => {
@@ -126,5 +138,95 @@ describe('Fleet', () => {
     expect(byPod).toEqual({ a: false, bb: true });
     expect(results.filter((r) => r.pod.name === 'a').length).toBeGreaterThan(1); // retried
     await stop();
+  });
+
+  it('reads every new pod back once before deploying to it', async () => {
+    const { fleet, calls, readBacks, releaseAll } = setup();
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setPods([pod('a'), pod('bb')]);
+    await releaseAll();
+    expect(readBacks.map((r) => [r.pod.name, r.files])).toEqual([
+      ['a', files],
+      ['bb', files],
+    ]);
+    expect(calls).toHaveLength(0); // nothing to deploy yet
+    fleet.setRender(render('r1'));
+    await releaseAll();
+    expect(calls).toHaveLength(2);
+    expect(readBacks).toHaveLength(2);
+  });
+
+  it('uses rotated credentials, and the previous ones for a pod that still refuses the new', async () => {
+    const used: string[] = [];
+    const fleet = new Fleet({
+      scheme: 'http',
+      minDeploymentIntervalMs: 0,
+      maxParallel: 1,
+      identity: 'test',
+      timeoutMs: 1000,
+      onResult: () => undefined,
+      read: () => Promise.resolve(files),
+      deploy: (client) => {
+        used.push(client.endpoint.password);
+        if (client.endpoint.password === 'new')
+          return Promise.reject(new DataplaneRequestError('401', 401));
+        return Promise.resolve(outcome);
+      },
+    });
+    fleet.setCredentials({ username: 'u', password: 'old' });
+    fleet.setPods([pod('a')]);
+    fleet.setRender(render('r1'));
+    await new Promise((r) => setTimeout(r, 20));
+    fleet.setCredentials({ username: 'u', password: 'new' });
+    fleet.setRender(render('r2'));
+    await new Promise((r) => setTimeout(r, 20));
+    await fleet.stop();
+    expect(used).toEqual(['old', 'new', 'old']);
+    expect(fleet.status()[0]).toMatchObject({ deployedHash: 'r2', consecutiveFailures: 0 });
+  });
+
+  it('waits minDeploymentInterval before a reload, never before a runtime-only change', async () => {
+    let t = 0;
+    const slept: number[] = [];
+    const runtimeOnly: SyncResult = {
+      ...outcome,
+      reloaded: false,
+      reloadId: null,
+      reloadReasons: [],
+    };
+    const fleet = new Fleet({
+      scheme: 'http',
+      minDeploymentIntervalMs: 1000,
+      staggerMs: 0,
+      maxParallel: 1,
+      identity: 'test',
+      timeoutMs: 1000,
+      now: () => t,
+      sleep: (ms) => {
+        slept.push(ms);
+        t += ms;
+        return Promise.resolve();
+      },
+      onResult: () => undefined,
+      read: () => Promise.resolve(files),
+      // hashes starting with "rt" are runtime-only; others reload (through the gate)
+      deploy: async (_c, r, o) => {
+        if (r.hash.startsWith('rt')) return runtimeOnly;
+        await o.beforeReload?.(['backend b: directives changed']);
+        return outcome;
+      },
+    });
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setPods([pod('a')]);
+    fleet.setRender(render('s1'));
+    await new Promise((r) => setTimeout(r, 10));
+    t += 100;
+    fleet.setRender(render('rt1'));
+    await new Promise((r) => setTimeout(r, 10));
+    fleet.setRender(render('s2'));
+    await new Promise((r) => setTimeout(r, 10));
+    await fleet.stop();
+    expect(slept).toEqual([900]); // only s2 waited: 1000 ms after s1's reload
+    expect(fleet.status()[0]?.deployedHash).toBe('s2');
   });
 });

@@ -1,14 +1,16 @@
 import type { DataplaneCredentials, HaproxyPod, ValidatedRender } from '#events';
-import { DataplaneClient, type DataplaneEndpoint } from './client.js';
-import { deployFull, type DeployOutcome } from './deploy.js';
+import { DataplaneRequestError } from '../dataplane.errors.js';
+import { DataplaneClient, type DataplaneEndpoint, type DataplaneTls } from './client.js';
+import { readPod, syncPod, type SyncOptions, type SyncResult } from './sync-engine.js';
+import type { PodFiles } from './sync-plan.js';
 
-/** Result of one deployment to one pod, for events, metrics and /debug/pods. */
+/** Result of one deployment to one pod, for events, metrics and the per-pod state. */
 export type PodDeployResult =
   | {
       readonly ok: true;
       readonly pod: HaproxyPod;
       readonly hash: string;
-      readonly outcome: DeployOutcome;
+      readonly outcome: SyncResult;
       readonly durationMs: number;
     }
   | {
@@ -19,25 +21,61 @@ export type PodDeployResult =
       readonly durationMs: number;
     };
 
+/** What one pod runs, read back before the first deployment to it (undefined: it could not be read). */
+export interface PodReadBack {
+  readonly pod: HaproxyPod;
+  readonly files: PodFiles | undefined;
+}
+
+/** Per-pod deployment state (shown on /debug/pods, published on the bus). */
+export interface PodDeployState {
+  readonly pod: string;
+  readonly deployedHash: string | null;
+  readonly busy: boolean;
+  readonly lastReloadAt: string | null;
+  readonly lastReloadReasons: readonly string[];
+  readonly runtimeOperations: number;
+  readonly lastError: string | null;
+  readonly consecutiveFailures: number;
+}
+
+export type DeployFn = (
+  client: DataplaneClient,
+  render: ValidatedRender,
+  opts: SyncOptions,
+) => Promise<SyncResult>;
+
 export interface FleetOptions {
   readonly scheme: 'http' | 'https';
+  readonly tls?: DataplaneTls;
   readonly minDeploymentIntervalMs: number;
+  /** Least time between two reloads started on different pods (replicas never reload together). */
+  readonly staggerMs?: number;
   readonly maxParallel: number;
   readonly identity: string;
   readonly timeoutMs: number;
   readonly onResult: (result: PodDeployResult) => void | Promise<void>;
-  readonly deploy?: (client: DataplaneClient, render: ValidatedRender) => Promise<DeployOutcome>;
+  /** Each pod's running deployment, read once before the first deployment to it. */
+  readonly onReadBack?: (readBack: PodReadBack) => void;
+  /** Called whenever a pod's state changes. */
+  readonly onState?: () => void;
+  readonly deploy?: DeployFn;
+  readonly read?: (client: DataplaneClient) => Promise<PodFiles>;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly now?: () => number;
 }
 
-/** Per-pod state: what it runs, and the newest render it should run (latest wins). */
 interface PodState {
   pod: HaproxyPod;
   deployedHash: string | undefined;
   lastDeployAt: number;
+  lastReloadAt: number;
+  lastReloadReasons: readonly string[];
+  runtimeOperations: number;
+  lastError: string | undefined;
   running: Promise<void> | undefined;
   forceCheck: boolean;
+  needsReadBack: boolean;
   failures: number;
   /** A kick arrived while the loop was finishing: look again. */
   rekick: boolean;
@@ -45,17 +83,23 @@ interface PodState {
 
 const podKey = (p: HaproxyPod) => `${p.namespace}/${p.name}`;
 
+const isUnauthorized = (e: unknown) => e instanceof DataplaneRequestError && e.status === 401;
+
 /**
- * Keeps every HAProxy pod on the newest validated render: one deployment at a time per pod,
- * at most maxParallel pods at once, at least minDeploymentInterval apart per pod; renders that
- * arrive while a pod is busy are coalesced to the newest. A pod that appears gets the current
- * render at once.
+ * Keeps every HAProxy pod on the newest validated render with the runtime-first engine (syncPod):
+ * one deployment at a time per pod, at most maxParallel pods at once; runtime-only changes go at
+ * once, reloading ones at most once per minDeploymentInterval per pod and staggered across pods;
+ * renders that arrive while a pod is busy are coalesced to the newest. A pod that appears is read
+ * back first (onReadBack), then gets the current render at once.
  */
 export class Fleet {
   private readonly pods = new Map<string, PodState>();
   private render: ValidatedRender | undefined;
   private credentials: DataplaneCredentials | undefined;
+  /** The credentials in force before the last rotation: tried when a pod refuses the new ones. */
+  private previousCredentials: DataplaneCredentials | undefined;
   private active = 0;
+  private nextReloadAt = -Infinity;
   private readonly waiting: (() => void)[] = [];
   private stopped = false;
   /** Aborted by stop(): wakes loops waiting out an interval or a backoff. */
@@ -74,11 +118,17 @@ export class Fleet {
   }
 
   setCredentials(credentials: DataplaneCredentials): void {
+    const current = this.credentials;
+    if (
+      current &&
+      (current.username !== credentials.username || current.password !== credentials.password)
+    )
+      this.previousCredentials = current;
     this.credentials = credentials;
     this.kickAll();
   }
 
-  /** Replaces the set of pods; pods that left are forgotten, new ones are deployed to. */
+  /** Replaces the set of pods; pods that left are forgotten, new ones are read back and deployed to. */
   setPods(pods: readonly HaproxyPod[]): void {
     const keep = new Set(pods.map(podKey));
     for (const key of this.pods.keys()) if (!keep.has(key)) this.pods.delete(key);
@@ -90,32 +140,44 @@ export class Fleet {
         existing.pod.dataplanePort === pod.dataplanePort
       )
         continue;
-      // a new pod, or a pod at a new address (restarted): it gets the full configuration
+      // a new pod, or a pod at a new address (restarted): read back, then everything at once
       this.pods.set(podKey(pod), {
         pod,
         deployedHash: undefined,
         lastDeployAt: -Infinity,
+        lastReloadAt: -Infinity,
+        lastReloadReasons: [],
+        runtimeOperations: 0,
+        lastError: undefined,
         running: undefined,
         forceCheck: true,
+        needsReadBack: true,
         failures: 0,
         rekick: false,
       });
     }
+    this.opts.onState?.();
     this.kickAll();
   }
 
-  /** Re-reads every pod and corrects drift (deployFull pushes nothing where nothing differs). */
+  /** Re-reads every pod and corrects drift (syncPod changes nothing where nothing differs). */
   checkDrift(): void {
     for (const s of this.pods.values()) s.forceCheck = true;
     this.kickAll();
   }
 
-  /** What each pod runs, for /debug/pods. */
-  status(): { pod: HaproxyPod; deployedHash: string | undefined; busy: boolean }[] {
+  /** What each pod runs, for /debug/pods and the bus. */
+  status(): PodDeployState[] {
+    const iso = (t: number) => (Number.isFinite(t) ? new Date(t).toISOString() : null);
     return [...this.pods.values()].map((s) => ({
-      pod: s.pod,
-      deployedHash: s.deployedHash,
+      pod: podKey(s.pod),
+      deployedHash: s.deployedHash ?? null,
       busy: s.running !== undefined,
+      lastReloadAt: iso(s.lastReloadAt),
+      lastReloadReasons: s.lastReloadReasons,
+      runtimeOperations: s.runtimeOperations,
+      lastError: s.lastError ?? null,
+      consecutiveFailures: s.failures,
     }));
   }
 
@@ -133,6 +195,15 @@ export class Fleet {
     deadline?.removeEventListener('abort', abandon);
   }
 
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const sleep = this.opts.sleep ?? ((t: number) => new Promise<void>((r) => setTimeout(r, t)));
+    return Promise.race([sleep(ms), this.stoppedSignal]);
+  }
+
   private kickAll(): void {
     for (const s of this.pods.values()) this.kick(s);
   }
@@ -148,6 +219,7 @@ export class Fleet {
       .catch(() => undefined)
       .finally(() => {
         s.running = undefined;
+        this.opts.onState?.();
         if (s.rekick) {
           s.rekick = false;
           this.kick(s);
@@ -156,22 +228,17 @@ export class Fleet {
   }
 
   private needsWork(s: PodState): boolean {
-    return (
-      this.render !== undefined &&
-      this.credentials !== undefined &&
-      this.pods.get(podKey(s.pod)) === s &&
-      (s.forceCheck || s.deployedHash !== this.render.hash)
-    );
+    if (this.credentials === undefined || this.pods.get(podKey(s.pod)) !== s) return false;
+    if (s.needsReadBack) return true;
+    return this.render !== undefined && (s.forceCheck || s.deployedHash !== this.render.hash);
   }
 
   private async loop(s: PodState): Promise<void> {
-    const now = this.opts.now ?? (() => Date.now());
-    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     while (!this.stopped && this.needsWork(s)) {
       // after failures, back off exponentially (1 s, 2 s, ... 30 s) instead of hammering the pod
       const backoff = s.failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (s.failures - 1));
-      const wait = s.lastDeployAt + Math.max(this.opts.minDeploymentIntervalMs, backoff) - now();
-      if (wait > 0) await Promise.race([sleep(wait), this.stoppedSignal]);
+      const wait = s.lastDeployAt + backoff - this.now();
+      if (wait > 0) await this.sleep(wait);
       if (this.stopped || !this.needsWork(s)) return;
       await this.slot();
       if (this.stopped) {
@@ -179,36 +246,85 @@ export class Fleet {
         return;
       }
       try {
-        await this.deployOnce(s, this.render!, this.credentials!);
+        if (s.needsReadBack) await this.readBack(s);
+        else await this.deployOnce(s, this.render!);
       } finally {
         this.release();
       }
     }
   }
 
-  private async deployOnce(
-    s: PodState,
-    render: ValidatedRender,
-    creds: DataplaneCredentials,
-  ): Promise<void> {
-    const started = performance.now();
-    s.forceCheck = false;
-    const endpoint: DataplaneEndpoint = {
-      url: `${this.opts.scheme}://${s.pod.address.includes(':') ? `[${s.pod.address}]` : s.pod.address}:${s.pod.dataplanePort}`,
+  private endpoint(s: PodState, creds: DataplaneCredentials): DataplaneEndpoint {
+    const host = s.pod.address.includes(':') ? `[${s.pod.address}]` : s.pod.address;
+    return {
+      url: `${this.opts.scheme}://${host}:${s.pod.dataplanePort}`,
       username: creds.username,
       password: creds.password,
       identity: this.opts.identity,
       timeoutMs: this.opts.timeoutMs,
       signal: this.abandon.signal,
+      ...(this.opts.tls ? { tls: this.opts.tls } : {}),
     };
-    const deploy =
-      this.opts.deploy ??
-      ((c, r) => deployFull(c, r.outputs, { reloadTimeoutMs: this.opts.timeoutMs }));
+  }
+
+  /** Runs `fn` with the current credentials; a pod still refusing them (401) gets the previous ones. */
+  private async withCredentials<T>(
+    s: PodState,
+    fn: (c: DataplaneClient) => Promise<T>,
+  ): Promise<T> {
+    const current = this.credentials!;
     try {
-      const outcome = await deploy(new DataplaneClient(endpoint), render);
+      return await fn(new DataplaneClient(this.endpoint(s, current)));
+    } catch (e) {
+      const previous = this.previousCredentials;
+      if (!isUnauthorized(e) || !previous) throw e;
+      return await fn(new DataplaneClient(this.endpoint(s, previous)));
+    }
+  }
+
+  private async readBack(s: PodState): Promise<void> {
+    const read = this.opts.read ?? readPod;
+    let files: PodFiles | undefined;
+    try {
+      files = await this.withCredentials(s, read);
+    } catch (e) {
+      s.lastError = e instanceof Error ? e.message : String(e);
+    }
+    s.needsReadBack = false;
+    this.opts.onReadBack?.({ pod: s.pod, files });
+  }
+
+  /** Waits out minDeploymentInterval for this pod and the stagger after the last reload started. */
+  private async reloadGate(s: PodState): Promise<void> {
+    const now = this.now();
+    const notBefore = Math.max(
+      s.lastReloadAt + this.opts.minDeploymentIntervalMs,
+      this.nextReloadAt,
+      now,
+    );
+    this.nextReloadAt = notBefore + (this.opts.staggerMs ?? 200);
+    if (notBefore > now) await this.sleep(notBefore - now);
+  }
+
+  private async deployOnce(s: PodState, render: ValidatedRender): Promise<void> {
+    const started = performance.now();
+    s.forceCheck = false;
+    const deploy: DeployFn = this.opts.deploy ?? ((c, r, o) => syncPod(c, r.outputs, o));
+    const options: SyncOptions = {
+      reloadTimeoutMs: this.opts.timeoutMs,
+      beforeReload: () => this.reloadGate(s),
+    };
+    try {
+      const outcome = await this.withCredentials(s, (c) => deploy(c, render, options));
       s.deployedHash = render.hash;
       s.failures = 0;
-      s.lastDeployAt = (this.opts.now ?? Date.now)();
+      s.lastError = undefined;
+      s.lastDeployAt = this.now();
+      s.runtimeOperations += outcome.operations.filter((o) => o.runtime).length;
+      if (outcome.reloaded) {
+        s.lastReloadAt = s.lastDeployAt;
+        s.lastReloadReasons = outcome.reloadReasons;
+      }
       await this.opts.onResult({
         ok: true,
         pod: s.pod,
@@ -217,9 +333,10 @@ export class Fleet {
         durationMs: performance.now() - started,
       });
     } catch (error) {
-      s.lastDeployAt = (this.opts.now ?? Date.now)();
+      s.lastDeployAt = this.now();
       s.deployedHash = undefined; // unknown now: the next attempt re-reads the pod
       s.failures++;
+      s.lastError = error instanceof Error ? error.message : String(error);
       await this.opts.onResult({
         ok: false,
         pod: s.pod,

@@ -19,6 +19,12 @@ export interface SyncOptions {
   readonly maxConflictRetries?: number;
   readonly reloadTimeoutMs?: number;
   readonly pollMs?: number;
+  /**
+   * Called once before a deployment that reloads (never for runtime-only ones): the scheduler
+   * waits out minDeploymentInterval and the stagger between pods here. The pod is read again
+   * afterwards, as it may have changed while waiting.
+   */
+  readonly beforeReload?: (reasons: readonly string[]) => Promise<void>;
 }
 
 /** The result of one deployment to one pod (`haptic sync -o json` prints it). */
@@ -84,9 +90,15 @@ export async function syncPod(
 ): Promise<SyncResult> {
   const caps = await podCapabilities(client);
   let conflicts = 0;
+  let gated = opts.beforeReload === undefined;
   for (;;) {
     const pod = await readPod(client);
     const plan = planSync(pod, want, caps);
+    if (!gated && plan.reload.length > 0) {
+      gated = true;
+      await opts.beforeReload?.(plan.reload.map((r) => `${r.section}: ${r.reason}`));
+      continue;
+    }
     try {
       return await execute(client, plan, want, pod.version, opts);
     } catch (e) {

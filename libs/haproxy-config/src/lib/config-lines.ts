@@ -35,8 +35,9 @@ export const SECTION_KEYWORDS: ReadonlySet<string> = new Set([
 
 /**
  * Splits one haproxy.cfg line into words the way HAProxy does for our purposes: whitespace
- * separates, single and double quotes group, backslash escapes, `#` at a word start ends the line.
- * Quote characters are removed; environment references are left as written.
+ * separates, single and double quotes group, backslash escapes, and an unquoted, unescaped `#`
+ * ends the line wherever it stands — also inside a word (HAProxy reads `a#b c` as the word `a`
+ * and a comment). Quote characters are removed; environment references are left as written.
  */
 export function splitWords(text: string): string[] {
   // Fast path for the common line with no quotes, escapes or comments.
@@ -63,7 +64,7 @@ export function splitWords(text: string): string[] {
       if (inWord) words.push(cur);
       cur = '';
       inWord = false;
-    } else if (c === '#' && !inWord) {
+    } else if (c === '#') {
       break;
     } else {
       cur += c;

@@ -17,11 +17,14 @@ export class RuntimeSocket {
   constructor(
     readonly path: string,
     private readonly timeoutMs = 10_000,
+    /** Told every message before it is sent (the agent logs the commands it sends). */
+    private readonly onSend?: (message: string) => void,
   ) {}
 
   /** Sends one already-built message (command line, optionally with payload) and returns the reply. */
   send(message: string, options: SendOptions = {}): Promise<string> {
     const text = message.endsWith('\n') ? message : `${message}\n`;
+    this.onSend?.(text);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     return new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];

@@ -67,7 +67,7 @@ beforeAll(async () => {
       const host: string = review.request.object?.spec?.rules?.[0]?.host ?? '';
       const deny = host.startsWith('deny');
       const response = {
-        uid: review.request.uid,
+        uid: host.startsWith('wrong-uid') ? 'not-the-request' : review.request.uid,
         allowed: !deny,
         ...(deny
           ? { status: { code: 403, message: `host ${host} is not allowed` } }
@@ -77,7 +77,9 @@ beforeAll(async () => {
         () =>
           res.end(
             JSON.stringify({
-              apiVersion: 'admission.k8s.io/v1',
+              apiVersion: host.startsWith('v1beta1')
+                ? 'admission.k8s.io/v1beta1'
+                : 'admission.k8s.io/v1',
               kind: 'AdmissionReview',
               response,
             }),
@@ -187,6 +189,51 @@ describe('validating admission webhooks', () => {
     const slow = await call('POST', ingresses, ing('c', 'ok.example.com'));
     expect(slow.code).toBe(500);
     expect(slow.body.message).toContain('context deadline exceeded');
+  });
+
+  it('verifies the answer as a real server does: v1 AdmissionReview, the request uid echoed, the caBundle', async () => {
+    await sim.apply(vwc({}));
+    const wrongUid = await call('POST', ingresses, ing('u', 'wrong-uid.example.com'));
+    expect(wrongUid.code).toBe(500);
+    expect(wrongUid.body.message).toMatch(
+      /failed calling webhook "vingress.haptic.test": received invalid webhook response: expected response.uid="[0-9a-f-]{36}", got "not-the-request"$/,
+    );
+    const oldVersion = await call('POST', ingresses, ing('v', 'v1beta1.example.com'));
+    expect(oldVersion.code).toBe(500);
+    expect(oldVersion.body.message).toContain(
+      'expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v1beta1, Kind=AdmissionReview',
+    );
+    const other = await generateCertificate({ commonName: 'other-ca' });
+    await sim.apply(
+      vwc({
+        clientConfig: {
+          url: `${hookUrl}/validate`,
+          caBundle: Buffer.from(other.cert).toString('base64'),
+        },
+      }),
+    );
+    const untrusted = await call('POST', ingresses, ing('w', 'ok.example.com'));
+    expect(untrusted.code).toBe(500);
+    expect(untrusted.body.message).toMatch(
+      /failed calling webhook "vingress.haptic.test": failed to call webhook/,
+    );
+  });
+
+  it('refuses a dry run for a webhook with side effects, and calls one without', async () => {
+    await sim.apply(vwc({ sideEffects: 'Some' }));
+    const dry = await call('POST', `${ingresses}?dryRun=All`, ing('d', 'ok.example.com'));
+    expect(dry.code).toBe(400);
+    expect(dry.body.message).toBe(
+      'admission webhook "vingress.haptic.test" does not support dry run',
+    );
+    await sim.apply(vwc({ sideEffects: 'None' }));
+    const before = reviews.length;
+    expect((await call('POST', `${ingresses}?dryRun=All`, ing('d', 'ok.example.com'))).code).toBe(
+      201,
+    );
+    expect(
+      reviews.slice(before).map((r: { request: { dryRun?: boolean } }) => r.request.dryRun),
+    ).toEqual([true]);
   });
 
   it('refuses matchConditions (CEL) instead of ignoring them', async () => {

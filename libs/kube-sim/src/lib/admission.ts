@@ -139,7 +139,7 @@ export class Admission {
     const uid = randomUUID();
     let response: Record<string, unknown>;
     try {
-      response = await this.post(w, this.review_(uid, r));
+      response = verifyResponse(uid, await this.post(w, this.review_(uid, r)));
     } catch (e) {
       if ((w.failurePolicy ?? 'Fail') === 'Ignore') return [];
       const why = e instanceof Error ? e.message : String(e);
@@ -244,14 +244,15 @@ export class Admission {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             try {
-              const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-                response?: Record<string, unknown>;
-              };
+              const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<
+                string,
+                unknown
+              >;
               if (res.statusCode !== 200 || !isObject(parsed.response))
                 throw new Error(
                   `Post "${url.href}": unexpected response (HTTP ${res.statusCode ?? 0})`,
                 );
-              resolve(parsed.response);
+              resolve(parsed);
             } catch (e) {
               reject(e instanceof Error ? e : new Error(String(e)));
             }
@@ -267,6 +268,24 @@ export class Admission {
       req.end(body);
     });
   }
+}
+
+/**
+ * The checks a real API server makes of a webhook's answer (VerifyAdmissionResponse): an
+ * admission.k8s.io/v1 AdmissionReview whose response echoes the request's uid.
+ */
+function verifyResponse(uid: string, review: Record<string, unknown>): Record<string, unknown> {
+  const invalid = (why: string) => new Error(`received invalid webhook response: ${why}`);
+  if (review.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview')
+    throw invalid(
+      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(review.apiVersion)}, Kind=${String(review.kind)}`,
+    );
+  const response = review.response as Record<string, unknown>;
+  if (response.uid !== uid)
+    throw invalid(
+      `expected response.uid="${uid}", got "${typeof response.uid === 'string' ? response.uid : JSON.stringify(response.uid ?? '')}"`,
+    );
+  return response;
 }
 
 /** The error a real API server returns when a webhook denies a request (webhookerrors.ToStatusErr). */

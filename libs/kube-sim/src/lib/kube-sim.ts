@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttp, type Server } from 'node:http';
 import { createServer as createHttps } from 'node:https';
@@ -263,6 +263,32 @@ export class KubeSim {
     for (const o of (Array.isArray(objects) ? objects : [objects]) as KubeObject[])
       out.push(await this.applyOne(o));
     return out;
+  }
+
+  /**
+   * Stores an object as it is, skipping every check (names, schemas, sizes, admission), and tells
+   * the watches. Test-only: it stands for an object a real API server would refuse, so that tests
+   * can prove the controller survives it anyway (defence in depth). Never used by the server.
+   */
+  storeUnchecked(o: KubeObject): KubeObject {
+    const t = this.registry.byKind(o.apiVersion, o.kind);
+    if (!t) throw new KubeSimApplyError(`kube-sim does not serve ${o.kind} in ${o.apiVersion}`);
+    const namespace = t.namespaced ? (o.metadata.namespace ?? 'default') : undefined;
+    const metadata = {
+      uid: randomUUID(),
+      creationTimestamp: new Date().toISOString(),
+      ...o.metadata,
+      ...(namespace === undefined ? {} : { namespace }),
+    };
+    return this.store.put(t.storageKey, { ...o, metadata });
+  }
+
+  /** Removes an object stored by `storeUnchecked` (or any other), telling the watches. */
+  removeUnchecked(o: KubeObject): void {
+    const t = this.registry.byKind(o.apiVersion, o.kind);
+    if (!t) throw new KubeSimApplyError(`kube-sim does not serve ${o.kind} in ${o.apiVersion}`);
+    const namespace = t.namespaced ? (o.metadata.namespace ?? 'default') : undefined;
+    this.store.remove(t.storageKey, namespace, o.metadata.name ?? '');
   }
 
   /** Applies every object of a YAML file. */

@@ -19,15 +19,18 @@ import {
   toYaml,
 } from './filters-data.js';
 import {
+  base64Decode,
   haproxyQuote,
   haproxyRegex,
   headerValue,
   intRange,
   regexEscape,
   validDuration,
+  validCertificate,
   validHostname,
   validPath,
 } from './filters-haproxy.js';
+import { FragmentRenderTag } from './fragment-tag.js';
 import { serverSlots } from './ingress/filters.js';
 import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
@@ -56,6 +59,8 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   valid_path: validPath,
   valid_duration: validDuration,
   int_range: intRange,
+  base64_decode: base64Decode,
+  valid_certificate: validCertificate,
   server_slots: serverSlots,
 };
 
@@ -132,6 +137,7 @@ export function createEngine(snippets: Readonly<Record<string, string>>, escaped
   }
   makeDeterministic(engine);
   engine.registerTag('fail', FailTag);
+  engine.registerTag('render', FragmentRenderTag);
   engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));
   engine.registerTag('register_certificate', registerTag('register_certificate', 'certificates'));
   engine.registerTag('register_crt_list', registerTag('register_crt_list', 'crtLists'));

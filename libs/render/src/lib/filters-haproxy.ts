@@ -1,6 +1,7 @@
 import { toValue, type Context } from 'liquidjs';
 import { FORBIDDEN_CHARS, charName, outputText, preview } from './escaper.js';
-import { TemplateValueError, attributeValue, sameValue } from './provenance.js';
+import { certificateProblem } from './certificates.js';
+import { TemplateValueError, attributeValue, innermostObject, sameValue } from './provenance.js';
 
 type FilterThis = { context: Context };
 
@@ -52,7 +53,9 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** Why a text is not a host name for `valid_hostname` (undefined when it is one). */
 export function hostnameProblem(v: string): string | undefined {
-  const host = v.toLowerCase();
+  // Lower-case ASCII only: String#toLowerCase maps look-alikes such as the Kelvin sign (U+212A)
+  // to ASCII letters, which would let a look-alike host pass as another one.
+  const host = v.replace(/[A-Z]/g, (c) => c.toLowerCase());
   const labels = (host.startsWith('*.') ? host.slice(2) : host).split('.');
   if (host.length === 0 || host.length > 253 || !labels.every((l) => LABEL.test(l))) {
     return `valid_hostname: ${preview(v)} is not a valid host name`;
@@ -67,6 +70,18 @@ export function validHostname(this: FilterThis, input: unknown): string {
     invalid(this.context, 'valid_hostname', v, 'is not a valid host name');
   }
   return v.toLowerCase();
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * `base64_decode` (replaces Liquid's own): text that is not base64 is an `invalid-value` problem
+ * attributed to the object it came from (a Secret's data), not a failure of the whole render.
+ */
+export function base64Decode(this: FilterThis, input: unknown): string {
+  const v = text(input);
+  if (!BASE64.test(v)) invalid(this.context, 'base64_decode', v, 'is not base64');
+  return Buffer.from(v, 'base64').toString('utf8');
 }
 
 const PATH = /^\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
@@ -106,4 +121,26 @@ export function intRange(this: FilterThis, input: unknown, min: unknown, max: un
     invalid(this.context, 'int_range', v, `is not an integer in [${String(min)}, ${String(max)}]`);
   }
   return n;
+}
+
+/**
+ * `crt | valid_certificate: key`: the PEM text unchanged when HAProxy can load it — at least one
+ * certificate that parses and, when a key is given or included, the key of the first one. Else an
+ * `invalid-value` problem attributed to the object being rendered (the Secret), so that object is
+ * quarantined instead of the whole configuration failing `haproxy -c`.
+ */
+export function validCertificate(this: FilterThis, input: unknown, key?: unknown): string {
+  const crt = text(input);
+  const k = key === undefined || key === null ? '' : text(key);
+  const problem = certificateProblem(k === '' ? crt : `${crt}\n${k}`);
+  if (problem !== undefined) {
+    const message = `valid_certificate: the certificate ${problem}`;
+    throw TemplateValueError.at(
+      this.context,
+      'invalid-value',
+      message,
+      innermostObject(this.context),
+    );
+  }
+  return crt;
 }

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { CompiledTemplate, CompiledTemplates } from './compile.js';
+import {
+  fragmentCacheOf,
+  recordGlobals,
+  recordingList,
+  recordingSnapshot,
+  signerFor,
+} from './fragment-globals.js';
+import { FragmentSession, type FragmentCache } from './fragments.js';
 import { previousContext } from './previous.js';
 import { innermostError, problemFrom } from './problems.js';
 import { RejectedObjectsError } from './provenance.js';
@@ -26,8 +34,10 @@ type Attempt =
 
 function resourcesOf(state: RenderState): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
+  const session = state.fragments;
   for (const watched of state.watchedNames) {
     let list: object[] | undefined;
+    let recording: readonly object[] | undefined;
     // Own, lazy properties: a render pays only for the lists its templates read.
     Object.defineProperty(resources, watched, {
       enumerable: true,
@@ -36,11 +46,28 @@ function resourcesOf(state: RenderState): Record<string, unknown> {
           list = [...state.snapshot.list(watched)];
           state.listOwners.set(list, watched);
         }
-        return list;
+        if (!session?.recording) return list;
+        // Inside a fragment: the list records whether its contents are read.
+        if (!recording) {
+          recording = recordingList(list, watched, session);
+          state.listOwners.set(recording, watched);
+        }
+        return recording;
       },
     });
   }
   return resources;
+}
+
+const PREVIOUS = new WeakMap<object, Record<string, unknown>>();
+const NO_PREVIOUS = previousContext(undefined);
+
+/** The `previous` variable, read once per deployed config (templates cannot change it). */
+function previousOf(inputs: RenderInputs): Record<string, unknown> {
+  if (!inputs.previous) return NO_PREVIOUS;
+  let value = PREVIOUS.get(inputs.previous);
+  if (!value) PREVIOUS.set(inputs.previous, (value = previousContext(inputs.previous)));
+  return value;
 }
 
 function providerFailure(provider: ContextProvider, err: unknown): Error {
@@ -54,6 +81,7 @@ function defineLazy(globals: object, provider: ContextProvider, compute: () => u
   let state: { value: unknown } | { error: Error } | undefined;
   Object.defineProperty(globals, provider.name, {
     enumerable: true,
+    configurable: true,
     get: () => {
       if (!state) {
         try {
@@ -83,7 +111,7 @@ function globalsFor(
       ...inputs.controller,
     },
     extra,
-    previous: previousContext(inputs.previous),
+    previous: previousOf(inputs),
   };
   const context = { extra, watched: state.watchedNames };
   for (const provider of providersOf(compiled, inputs)) {
@@ -98,6 +126,7 @@ function globalsFor(
       throw providerFailure(provider, err);
     }
   }
+  if (state.fragments) recordGlobals(globals, state.fragments);
   bindState(globals, state);
   return globals;
 }
@@ -175,18 +204,42 @@ function collect(
   };
 }
 
-function renderOnce(
+/** A fragment session over the snapshot, its signatures read from the render's inputs. */
+function sessionFor(
+  cache: FragmentCache,
   compiled: CompiledTemplates,
   snapshot: RenderSnapshot,
   inputs: RenderInputs,
+): FragmentSession {
+  const signer = signerFor(cache, snapshot, {
+    get extra() {
+      return inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra;
+    },
+    get controller() {
+      return { ...inputs.controller };
+    },
+    get previous() {
+      return previousOf(inputs);
+    },
+  });
+  return new FragmentSession(cache, snapshot, signer);
+}
+
+function renderOnce(
+  compiled: CompiledTemplates,
+  view: RenderSnapshot,
+  inputs: RenderInputs,
+  cache: FragmentCache | undefined,
 ): Attempt {
+  const fragments = cache ? sessionFor(cache, compiled, view, inputs) : undefined;
   const state: RenderState = {
-    snapshot,
+    snapshot: fragments ? recordingSnapshot(view, fragments) : view,
     watchedNames: compiled.watchedNames,
     dirs: compiled.dirs,
     listOwners: new WeakMap(),
     certificates: new Map(),
     crtLists: new Map(),
+    ...(fragments ? { fragments } : {}),
   };
   let globals: object;
   try {
@@ -228,12 +281,15 @@ export function render(
   inputs: RenderInputs = {},
 ): RenderResult {
   const max = inputs.maxQuarantine ?? DEFAULT_MAX_QUARANTINE;
+  const cache = inputs.incremental === false ? undefined : fragmentCacheOf(compiled);
+  cache?.begin();
   const excluded = new Set<string>();
   const quarantined: QuarantinedObject[] = [];
   for (let attempts = 1; ; attempts++) {
     const view = excluded.size === 0 ? snapshot : new ExcludingSnapshot(snapshot, excluded);
-    const attempt = renderOnce(compiled, view, inputs);
+    const attempt = renderOnce(compiled, view, inputs, cache);
     if (attempt.ok) {
+      cache?.sweep();
       const hash = contentHash(attempt.outputs);
       return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
     }

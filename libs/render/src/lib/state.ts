@@ -1,4 +1,5 @@
 import type { Context } from 'liquidjs';
+import type { FragmentSession } from './fragments.js';
 import type { RenderSnapshot } from './types.js';
 
 /** Where maps, general files and certificates live on the HAProxy side. */
@@ -17,6 +18,8 @@ export interface RenderState {
   readonly listOwners: WeakMap<object, string>;
   readonly certificates: Map<string, string>;
   readonly crtLists: Map<string, string>;
+  /** The fragment cache of this render (incremental rendering); absent when it is off. */
+  readonly fragments?: FragmentSession;
 }
 
 // Keyed by the render's globals object, which liquidjs shares with every spawned child context

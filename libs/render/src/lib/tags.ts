@@ -17,7 +17,8 @@ import { outputText } from './escaper.js';
 import { checkedFileName } from './filters-context.js';
 import { globMatch } from './glob.js';
 import { TemplateValueError, innermostObject } from './provenance.js';
-import { stateOf } from './state.js';
+import type { Registration } from './fragments.js';
+import { stateOf, type RenderState } from './state.js';
 
 type Gen<T = unknown> = Generator<unknown, T, unknown>;
 
@@ -116,6 +117,12 @@ export function renderGlobTag(
 
 type Registry = 'certificates' | 'crtLists';
 
+/** Stores a registration (already checked) and lets the fragments being rendered record it. */
+export function registerInto(state: RenderState, registration: Registration): void {
+  state[registration.registry].set(registration.name, registration.content);
+  state.fragments?.registered(registration);
+}
+
 function joinPem(content: string, key: string | undefined): string {
   if (key === undefined || key === '') return content;
   return content.endsWith('\n') || content === '' ? content + key : `${content}\n${key}`;
@@ -146,8 +153,8 @@ export function registerTag(
       const name = checkedFileName(ctx, tagName, args['name']);
       const key = args['key'] === undefined ? undefined : outputText(args['key']);
       const content = joinPem(outputText(args['content']), key);
-      const store = stateOf(ctx)[registry];
-      const previous = store.get(name);
+      const state = stateOf(ctx);
+      const previous = state[registry].get(name);
       if (previous !== undefined && previous !== content) {
         throw new TemplateValueError(
           'registration-conflict',
@@ -155,7 +162,7 @@ export function registerTag(
           innermostObject(ctx),
         );
       }
-      store.set(name, content);
+      registerInto(state, { registry, name, content });
     }
 
     *arguments(): Gen<void> {

@@ -122,6 +122,10 @@ describe('HAProxy filters', () => {
   it.each([
     ['valid_hostname', 'bad host'],
     ['valid_hostname', '-x.example.com'],
+    // Look-alikes: String#toLowerCase would turn the Kelvin sign into an ASCII k.
+    ['valid_hostname', '\u212aelvin.example.com'],
+    ['valid_hostname', 'b\u0430d.example.com'],
+    ['base64_decode', 'not base64!'],
     ['valid_path', 'relative'],
     ['valid_path', "/it's"],
     ['valid_path', '/a b'],

@@ -141,4 +141,9 @@ export interface RenderInputs {
   readonly extra?: Readonly<Record<string, unknown>>;
   /** Wall-clock budget of one render attempt in ms (liquidjs renderLimit); unbounded when unset. */
   readonly timeLimitMs?: number;
+  /**
+   * Reuse the output of `{% render %}` fragments whose inputs are unchanged since the previous
+   * render with the same compiled templates (default true); false renders everything afresh.
+   */
+  readonly incremental?: boolean;
 }

@@ -26,6 +26,12 @@ export interface StackOptions {
   readonly kubeSimPort?: number;
   /** Short timings (reconcile debounce, deployment interval, probe periods) for tests. */
   readonly fast?: boolean;
+  /** Extra environment of the controller container (e.g. NODE_OPTIONS, HAPTIC_HAPROXY_BIN). */
+  readonly controllerEnv?: Readonly<Record<string, string>>;
+  /** Objects applied before haptic is installed (a cluster the controller finds at start). */
+  readonly objects?: readonly KubeObject[];
+  /** How long to wait for every haptic pod to be ready (default 120 s). */
+  readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -91,14 +97,17 @@ export class Stack {
         library: await assembleIngressLibrary(),
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
+        ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
       };
       const stack = new Stack(kubeSim, nodeSim, dir, options.dir === undefined, topology);
       const defaultTls = await generateCertificate({
         commonName: 'haptic default',
         dnsNames: ['haptic.invalid'],
       });
+      await ensureNode(kubeSim);
+      if (options.objects) await kubeSim.apply(options.objects);
       await kubeSim.apply(hapticManifests(topology, defaultTls));
-      await stack.waitForPods();
+      await stack.waitForPods(options.readyTimeoutMs);
       return stack;
     } catch (e) {
       await nodeSim?.stop();
@@ -179,4 +188,21 @@ export class Stack {
     await this.kubeSim.stop();
     if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A Node for the NodePort Service's address in Ingress status (127.0.0.1, where node-sim's
+ * processes listen), unless one is registered already.
+ */
+async function ensureNode(kubeSim: KubeSim): Promise<void> {
+  if (kubeSim.list('v1', 'Node').length > 0) return;
+  const name = 'haptic-stack-node';
+  await kubeSim.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+  const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }] };
+  const res = await fetch(`${kubeSim.url}/api/v1/nodes/${name}/status`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    body: JSON.stringify({ status }),
+  });
+  if (!res.ok) throw new Error(`Node ${name} status: ${res.status} ${await res.text()}`);
 }

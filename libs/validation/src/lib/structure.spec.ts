@@ -38,7 +38,15 @@ describe('splitWords', () => {
       'X',
       'a b c',
     ]);
-    expect(splitWords('acl a path_beg /x#y')).toEqual(['acl', 'a', 'path_beg', '/x#y']);
+    // HAProxy (2.6 and 3.0) ends the line at an unquoted `#` even inside a word.
+    expect(splitWords('acl a path_beg /x#y if z')).toEqual(['acl', 'a', 'path_beg', '/x']);
+    expect(splitWords('acl a path_beg /x\\#y "/p#q"')).toEqual([
+      'acl',
+      'a',
+      'path_beg',
+      '/x#y',
+      '/p#q',
+    ]);
   });
 
   it('tracks sections', () => {

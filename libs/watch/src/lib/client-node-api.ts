@@ -44,6 +44,10 @@ export class ClientNodeKubeApi implements KubeApi {
     this.options = { ...DEFAULTS, ...options };
   }
 
+  get server(): string {
+    return this.kc.getCurrentCluster()?.server ?? '(no cluster)';
+  }
+
   async list(type: ResourceType, query: ListQuery, signal: AbortSignal): Promise<ListResult> {
     const path = resourcePath(type, query.namespace);
     const items: KubeObject[] = [];

@@ -38,6 +38,8 @@ export interface WatchRequest extends ListQuery {
  * on any error (an ERROR event with a 410 rejects with ResourceVersionExpiredError).
  */
 export interface KubeApi {
+  /** The API server's URL, for logs and readiness reasons (fakes may leave it out). */
+  readonly server?: string;
   list(type: ResourceType, query: ListQuery, signal: AbortSignal): Promise<ListResult>;
   watch(
     type: ResourceType,

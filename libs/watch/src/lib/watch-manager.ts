@@ -31,6 +31,13 @@ export interface WatchListeners {
 /** Per watched resource: what its streams are doing. */
 export type WatchStatus = ReflectorState & { readonly resource: string; readonly streams: number };
 
+/** The config resource's watch: its loop, whether the object exists, and the API server's URL. */
+export type ConfigWatchStatus = ReflectorState & {
+  readonly ref: ConfigRef;
+  readonly found: boolean | undefined;
+  readonly server: string;
+};
+
 /** The config resource to follow. */
 export interface ConfigRef {
   readonly namespace: string;
@@ -49,6 +56,8 @@ export class WatchManager implements ObjectFetchPort {
   private secret: { key: string; watch: ObjectWatch } | undefined;
   private pods: { key: string; watch: ObjectWatch } | undefined;
   private lastPods = '';
+  private configFound: boolean | undefined;
+  private configRef: ConfigRef | undefined;
 
   constructor(
     private readonly api: KubeApi,
@@ -63,12 +72,14 @@ export class WatchManager implements ObjectFetchPort {
    */
   watchConfig(ref: ConfigRef): void {
     let last: string | undefined;
+    this.configRef = ref;
     this.configWatch = new ObjectWatch(
       this.api,
       { apiVersion: TEMPLATE_CONFIG_API_VERSION, plural: 'haproxytemplateconfigs' },
       { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` },
       (objects) => {
         const object = objects.find((o) => o.metadata.name === ref.name);
+        this.configFound = object !== undefined;
         const key = object ? JSON.stringify([object['spec'], object.metadata['generation']]) : '';
         if (key === last) return;
         last = key;
@@ -145,6 +156,18 @@ export class WatchManager implements ObjectFetchPort {
     if (!entry) throw new UnknownWatchedResourceError(resource);
     const object = await this.api.get(entry.watch.type, namespace, name);
     return object ? entry.watch.strip(object) : undefined;
+  }
+
+  /**
+   * The config resource's watch: what its loop is doing and whether the named object exists
+   * (undefined until the first list); undefined when no config is followed.
+   */
+  configStatus(): ConfigWatchStatus | undefined {
+    const state = this.configWatch?.state;
+    const ref = this.configRef;
+    return (
+      state && ref && { ...state, ref, found: this.configFound, server: this.api.server ?? '' }
+    );
   }
 
   /** What every watched resource's streams are doing, sorted by name. */

@@ -11,6 +11,18 @@ interface RunFlags {
   logLevel?: string;
   identity?: string;
   haproxyBin?: string;
+  module?: string[];
+  webhookPort?: string;
+  webhookCertDir?: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Errors of the operator's making (flags, kubeconfig, --module) exit 2; the rest exit 1. */
+function exitCodeOf(e: unknown): number {
+  return (e as { code?: unknown }).code === 'HAPTIC_STARTUP_CONFIG'
+    ? ExitCode.invalidInput
+    : ExitCode.failure;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -55,12 +67,31 @@ export const runCommand: CliCommand = {
         'this replica in logs and the Dataplane request log (env POD_NAME)',
       )
       .option('--haproxy-bin <path>', 'HAProxy binary for validation (env HAPTIC_HAPROXY_BIN)')
+      .option(
+        '--module <path|package>',
+        'load a Nest module from an ES module (default export) and compose it into the controller; ' +
+          'repeatable. It may subscribe to events (EVENT_BUS), register metrics and template ' +
+          'variables (@TemplateContext, or an exported contextProviders array)',
+        collect,
+      )
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 stopped by SIGTERM/SIGINT; 2 invalid flags, no Kubernetes credentials ' +
+          '(no --kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster service account) or a ' +
+          '--module that cannot be loaded; 1 any other start-up failure.\n' +
+          'Example: haptic run --kubeconfig kc.yaml --module ./dist/my-module.js --module @team/haptic-ext',
+      )
+      .option('--webhook-port <port>', 'admission webhook HTTPS port (default 9443; 0 picks one)')
+      .option(
+        '--webhook-cert-dir <dir>',
+        'folder with tls.crt and tls.key (a mounted Secret; re-read on rotation) for the webhook; without it the webhook is off (env HAPTIC_WEBHOOK_CERT_DIR)',
+      )
       .action(async (flags: RunFlags) => {
         // Loaded here, not at the top: other subcommands must not pay for the controller's imports.
         const { resolveRunOptions } = await import('../../run/run-options.js');
         let options;
         try {
-          const { config, ...rest } = flags;
+          const { config, module: _modules, ...rest } = flags;
           options = resolveRunOptions({ ...rest, ...(config ? { configName: config } : {}) });
         } catch (e) {
           io.err(`haptic run: ${(e as Error).message}`);
@@ -69,12 +100,23 @@ export const runCommand: CliCommand = {
         }
         const stop = signalled(); // installed before anything starts: an early SIGTERM is not lost
         const { runController } = await import('../../run/compose.js');
-        const running = await runController(options);
+        const { loadExtensions } = await import('../../run/load-modules.js');
+        let running;
+        try {
+          running = await runController(options, await loadExtensions(flags.module ?? []));
+        } catch (e) {
+          io.err(`haptic run: ${(e as Error).message}`);
+          setExit(exitCodeOf(e));
+          return;
+        }
+        const { WebhookServer } = await import('#webhook');
+        const webhookPort = running.app.get(WebhookServer, { strict: false }).port;
         io.out(
           JSON.stringify({
             msg: 'haptic controller running',
             healthPort: running.healthPort,
             metricsPort: running.metricsPort,
+            ...(webhookPort === undefined ? {} : { webhookPort }),
           }),
         );
         const signal = await stop;

@@ -9,7 +9,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { Field, IsDurationText, nested } from './decorators.js';
+import { Field, IsDurationText, RefusedUnless, nested } from './decorators.js';
 import type { DurationText } from './duration.js';
 import { BOOLEAN, DNS_SUBDOMAIN, NAME, REQUIRED, STRING, intRange, oneOf } from './messages.js';
 
@@ -30,6 +30,11 @@ export class DataplaneTlsSpec {
     shape: nested(() => SecretRefSpec),
   })
   @IsOptional()
+  @RefusedUnless((v) =>
+    v === undefined
+      ? undefined
+      : 'haptic does not read a CA Secret for the Dataplane API yet: leave caSecretRef unset (the system CAs verify the API) or set insecureSkipVerify for testing',
+  )
   caSecretRef?: SecretRefSpec;
 
   @Field('skip verification of the Dataplane API certificate (testing only)')

@@ -8,7 +8,7 @@ import {
   IsString,
   Matches,
 } from 'class-validator';
-import { Field, IsLabelSelector, RefusedUnless, fieldPathProblem } from './decorators.js';
+import { Field, IsLabelSelector, fieldPathProblem } from './decorators.js';
 import { BOOLEAN, REQUIRED, STRING, oneOf } from './messages.js';
 
 export const STORE_KINDS = ['full', 'on-demand'] as const;
@@ -66,10 +66,5 @@ export class WatchedResourceSpec {
 
   @Field('check objects of this type in the validating admission webhook')
   @IsBoolean(BOOLEAN)
-  @RefusedUnless((v) =>
-    v === true
-      ? 'haptic has no admission webhook yet: set false (objects are still checked when rendered)'
-      : undefined,
-  )
   enableValidationWebhook = false;
 }

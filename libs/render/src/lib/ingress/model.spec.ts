@@ -131,6 +131,28 @@ describe('ingressModel', () => {
     ]);
   });
 
+  it('refuses namespaces and names a real API server would refuse (they reach backend names)', () => {
+    const named = (namespace: string, name: string) => {
+      const i = ing(name, '2024-01-01T00:00:00Z', 'a.com', [{}]);
+      return { ...i, metadata: { ...i.metadata, namespace } };
+    };
+    const { model: m, problems } = model([
+      named('ap ps', 'x'),
+      named('apps', 'a#b'),
+      named('apps', 'n\u212ame'),
+      named('apps', 'ok.name-1'),
+    ]);
+    expect(problems.map((p) => [p.object?.name, p.code])).toEqual([
+      ['x', 'invalid-value'],
+      ['a#b', 'invalid-value'],
+      ['n\u212ame', 'invalid-value'],
+    ]);
+    expect(problems[0]?.message).toBe(
+      'Ingress "ap ps/x": metadata.namespace or name is not a Kubernetes name',
+    );
+    expect(m.served).toHaveLength(1);
+  });
+
   it('lets the oldest Ingress keep a route; a refused Ingress claims nothing', () => {
     const owner = ing('owner', '2024-01-01T00:00:00Z', 'shop.com', [{ path: '/cart' }]);
     const squatter = ing('squatter', '2024-01-02T00:00:00Z', 'shop.com', [

@@ -62,6 +62,10 @@ const PREFIX = 'haproxy-haptic.org/';
 const SERVICE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PORT_NUMBER = /^[1-9][0-9]{0,4}$/;
 const PORT_NAME = /^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
+/** Kubernetes names (what a real API server accepts); both end up in backend names. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const OBJECT_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** A refusal of the Ingress being read; ends the reading of that Ingress. */
 class Refused extends Error {
@@ -193,6 +197,14 @@ type Backends = ReadIngress['backends'][number][];
 function readIngress(ing: object): ReadIngress {
   const { namespace, name } = meta(ing);
   const id = `${namespace}/${name}`;
+  // Names reach backend names and map values: anything a real API server would refuse is refused.
+  if (!NAMESPACE.test(namespace) || !OBJECT_NAME.test(name)) {
+    const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+    throw new Refused(
+      'invalid-value',
+      `Ingress ${shown}: metadata.namespace or name is not a Kubernetes name`,
+    );
+  }
   const annotated = isAnnotated(ing);
   const backends: Backends = [];
   const named = (rb: unknown, where: string): string => {
@@ -238,6 +250,25 @@ function readIngress(ing: object): ReadIngress {
   return { ing, id, claims, defaultBackend, backends };
 }
 
+// The index replaces an object on change and never changes one in place: what reading it gave holds while it is the same
+// object, so a render re-reads only the Ingresses that changed.
+const READ = new WeakMap<object, ReadIngress | Refused>();
+
+function readIngressOnce(ing: object): ReadIngress {
+  let read = READ.get(ing);
+  if (read === undefined) {
+    try {
+      read = readIngress(ing);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      read = err;
+    }
+    READ.set(ing, read);
+  }
+  if (read instanceof Refused) throw read;
+  return read;
+}
+
 function refused(ing: object, err: unknown): RenderProblem {
   if (!(err instanceof Refused)) throw err;
   return {
@@ -273,8 +304,9 @@ function routeTables(served: readonly ReadIngress[]) {
   const route = ([key, backend]: [string, string]): IngressRoute => ({ key, backend });
   const exactRoutes = [...exact].sort(([a], [b]) => byCodeUnits(a, b)).map(route);
   // Longest key first, then key order (the library's "99999 - length" rank, as text).
-  const rank = (k: string): string => `${99999 - k.length} ${k}`;
-  const prefixRoutes = [...prefix].sort(([a], [b]) => byCodeUnits(rank(a), rank(b))).map(route);
+  const ranked = [...prefix].map((e) => ({ rank: `${99999 - e[0].length} ${e[0]}`, e }));
+  ranked.sort((a, b) => byCodeUnits(a.rank, b.rank));
+  const prefixRoutes = ranked.map((r) => route(r.e));
   return { exactRoutes, prefixRoutes };
 }
 
@@ -312,7 +344,7 @@ export function ingressModel(inputs: IngressInputs): IngressModelResult {
   const read: ReadIngress[] = [];
   for (const ing of selectIngresses(inputs)) {
     try {
-      read.push(readIngress(ing));
+      read.push(readIngressOnce(ing));
     } catch (err) {
       problems.push(refused(ing, err));
     }

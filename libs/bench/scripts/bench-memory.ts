@@ -1,0 +1,107 @@
+// The memory bench: `haptic run` with the default Ingress library against kube-sim holding N
+// Ingresses (one host, one path), as many Services and EndpointSlices and up to 1,000 TLS Secrets,
+// deploying to one HAProxy pod; the controller runs under the V8 heap limit the chart's memory
+// limit gives it. Prints the controller's RSS, V8 heap and VmHWM and its `haproxy -c` peak.
+// Run: npm run bench:memory [-- [--ingresses N]... [--changes N] [-o json] [--haproxy-bin PATH]
+//                              [--heap-snapshot DIR]]
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { resolveHaproxyBinary } from '#haproxy-bin';
+import { generateCertificate } from '#kube-sim';
+import { repoRoot } from '#stack';
+import { heapLimitMiB } from '../../../apps/controller/src/cli/heap-limit.js';
+import {
+  formatFigures,
+  memoryScenario,
+  rounded,
+  takeHeapSnapshot,
+  type Figure,
+} from '../src/index.js';
+
+interface Args {
+  sizes: number[];
+  changes: number;
+  json: boolean;
+  haproxyBin: string | undefined;
+  snapshotDir: string | undefined;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = {
+    sizes: [],
+    changes: 5,
+    json: false,
+    haproxyBin: undefined,
+    snapshotDir: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--ingresses' || a === '-n') args.sizes.push(Number(argv[++i]));
+    else if (/^[0-9]+$/.test(a)) args.sizes.push(Number(a));
+    else if (a === '--changes') args.changes = Number(argv[++i]);
+    else if (a === '-o' || a === '--output') args.json = argv[++i] === 'json';
+    else if (a === '--haproxy-bin') args.haproxyBin = argv[++i];
+    else if (a === '--heap-snapshot') args.snapshotDir = argv[++i];
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (args.sizes.length === 0) args.sizes = [1000, 10000];
+  if (args.sizes.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error('--ingresses needs a count');
+  return args;
+}
+
+/** The chart's controller memory limit (helm/haptic/values.yaml), in bytes. */
+function chartMemoryLimit(): number {
+  const values = parse(readFileSync(join(repoRoot(), 'helm/haptic/values.yaml'), 'utf8')) as {
+    controller?: { resources?: { limits?: { memory?: string } } };
+  };
+  const text = values.controller?.resources?.limits?.memory ?? '';
+  const m = /^(\d+)(Mi|Gi)$/.exec(text);
+  if (!m) throw new Error(`chart controller memory limit ${text || '(none)'} is not NMi/NGi`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 ** 3 : 1024 ** 2);
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const haproxyBin = resolveHaproxyBinary(args.haproxyBin);
+  const limit = chartMemoryLimit();
+  const heap = heapLimitMiB(limit);
+  const tls = await generateCertificate({ commonName: 'bench', dnsNames: ['*.example.com'] });
+  const figures: Figure[] = [];
+  for (const n of args.sizes) {
+    figures.push(
+      ...(await memoryScenario({
+        ingresses: n,
+        tls,
+        haproxyBin,
+        heapLimitMiB: heap,
+        changes: args.changes,
+        ...(args.snapshotDir
+          ? {
+              nodeFlags: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.snapshotDir}`],
+              inspect: async (_stack, pid) => {
+                const file = await takeHeapSnapshot(pid, args.snapshotDir!);
+                console.error(`bench:memory: heap snapshot ${file}`);
+              },
+            }
+          : {}),
+        log: (l) => console.error(`bench:memory: ${l}`),
+      })),
+    );
+  }
+  if (args.json) console.log(JSON.stringify(figures.map(rounded), null, 2));
+  else {
+    console.log(
+      `haproxy: ${haproxyBin}; chart memory limit ${limit / 2 ** 20} MiB → heap ${heap} MiB`,
+    );
+    console.log(formatFigures(figures));
+    for (const f of figures.filter((x) => x.unit === 'bytes'))
+      console.log(`${f.name} n=${f.n}: ${(f.value / 2 ** 20).toFixed(1)} MiB`);
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(`bench:memory: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,203 @@
+// Incremental rendering: the output of a `{% render %}` call (an isolated scope: only its
+// parameters and the globals are visible) is kept with what it read, and reused while none of it
+// changed. Index objects are frozen and replaced on change, so identity says "unchanged".
+import type { RenderSnapshot } from './types.js';
+
+/** Something a fragment read, checked before its output is reused. */
+export type Dependency =
+  | {
+      readonly kind: 'lookup';
+      readonly watched: string;
+      readonly keys: readonly string[];
+      readonly result: readonly object[];
+    }
+  | {
+      /** A value with a per-render signature (a global, a whole list, a deployed backend). */
+      readonly kind: 'value';
+      readonly key: string;
+      readonly signature: unknown;
+    };
+
+/** A certificate or crt-list registration a fragment made, replayed when it is reused. */
+export interface Registration {
+  readonly registry: 'certificates' | 'crtLists';
+  readonly name: string;
+  readonly content: string;
+}
+
+/** One rendered fragment: its output, what it read and what it registered. */
+export interface Fragment {
+  readonly objects: readonly unknown[];
+  readonly deps: readonly Dependency[];
+  readonly output: string;
+  readonly registrations: readonly Registration[];
+  generation: number;
+}
+
+/** What one fragment being rendered has read so far. */
+export class Recorder {
+  readonly deps = new Map<string, Dependency>();
+  readonly registrations: Registration[] = [];
+}
+
+function depKey(dep: Dependency): string {
+  return dep.kind === 'lookup'
+    ? `L\u0000${dep.watched}\u0000${dep.keys.join('\u0000')}`
+    : `V\u0000${dep.key}`;
+}
+
+function sameObjects(a: readonly object[], b: readonly object[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** How a render computes the signature of a value dependency (once per render, memoised). */
+export type Signer = (key: string) => unknown;
+
+/**
+ * One render's view of the cache: records what fragments read (a stack, so an outer fragment
+ * inherits what its inner ones read) and decides whether a kept fragment is still valid.
+ */
+export class FragmentSession {
+  private readonly recorders: Recorder[] = [];
+  private readonly signatures = new Map<string, unknown>();
+  private readonly lookups = new Map<string, readonly object[]>();
+
+  constructor(
+    readonly cache: FragmentCache,
+    private readonly snapshot: RenderSnapshot,
+    private readonly signer: Signer,
+  ) {}
+
+  /** True while a fragment is being rendered (reads must be recorded). */
+  get recording(): boolean {
+    return this.recorders.length > 0;
+  }
+
+  /** The per-render signature of a value dependency. */
+  signature(key: string): unknown {
+    if (this.signatures.has(key)) return this.signatures.get(key);
+    const signature = this.signer(key);
+    this.signatures.set(key, signature);
+    return signature;
+  }
+
+  /** Records a read of a value dependency by every fragment being rendered. */
+  readValue(key: string): void {
+    if (this.recorders.length === 0) return;
+    this.record({ kind: 'value', key, signature: this.signature(key) });
+  }
+
+  /** A look-up in the snapshot (memoised for the render), recorded as a dependency. */
+  lookup(watched: string, keys: readonly string[]): readonly object[] {
+    const memo = `${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
+    let result = this.lookups.get(memo);
+    if (!result) {
+      result = this.snapshot.lookup(watched, keys);
+      this.lookups.set(memo, result);
+    }
+    if (this.recorders.length > 0) this.record({ kind: 'lookup', watched, keys, result });
+    return result;
+  }
+
+  /** Records a registration by every fragment being rendered. */
+  registered(registration: Registration): void {
+    for (const r of this.recorders) r.registrations.push(registration);
+  }
+
+  /** Starts recording a fragment (until `close`); reads are recorded by every open one. */
+  open(): Recorder {
+    const recorder = new Recorder();
+    this.recorders.push(recorder);
+    return recorder;
+  }
+
+  /** Stops recording the innermost fragment. */
+  close(recorder: Recorder): void {
+    if (this.recorders.pop() !== recorder)
+      throw new Error('fragment recorders closed out of order');
+  }
+
+  /** Whether every dependency of a kept fragment reads the same now. */
+  valid(fragment: Fragment): boolean {
+    for (const dep of fragment.deps) {
+      if (dep.kind === 'value') {
+        if (this.signature(dep.key) !== dep.signature) return false;
+      } else if (!sameObjects(this.lookup(dep.watched, dep.keys), dep.result)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A reused fragment's reads count for the fragments around it. */
+  inherit(fragment: Fragment): void {
+    if (this.recorders.length === 0) return;
+    for (const dep of fragment.deps) this.record(dep);
+    for (const r of fragment.registrations) this.registered(r);
+  }
+
+  private record(dep: Dependency): void {
+    const key = depKey(dep);
+    for (const r of this.recorders) if (!r.deps.has(key)) r.deps.set(key, dep);
+  }
+}
+
+/**
+ * The fragments kept for one compiled config, by call site and parameters. Entries not used by
+ * the last successful render are dropped (`sweep`), so the cache holds one render's fragments.
+ */
+export class FragmentCache {
+  private readonly sites = new Map<object, Map<string, Fragment>>();
+  private generation = 0;
+  /** Lists seen by the last render and their tokens (equal elements, equal token). */
+  private readonly lists = new Map<string, { list: readonly object[]; token: number }>();
+  private nextToken = 0;
+
+  /** Starts a render: fragments used from now on are kept by the next sweep. */
+  begin(): number {
+    return ++this.generation;
+  }
+
+  /** A token that changes whenever a watched list's elements change. */
+  listToken(watched: string, list: readonly object[]): number {
+    const last = this.lists.get(watched);
+    if (last && (last.list === list || sameObjects(last.list, list))) {
+      this.lists.set(watched, { list, token: last.token });
+      return last.token;
+    }
+    const token = ++this.nextToken;
+    this.lists.set(watched, { list, token });
+    return token;
+  }
+
+  get(site: object, key: string): Fragment | undefined {
+    return this.sites.get(site)?.get(key);
+  }
+
+  set(site: object, key: string, fragment: Fragment): void {
+    let entries = this.sites.get(site);
+    if (!entries) this.sites.set(site, (entries = new Map<string, Fragment>()));
+    entries.set(key, fragment);
+  }
+
+  /** Drops the fragments the current render did not use. */
+  sweep(): void {
+    for (const [site, entries] of this.sites) {
+      for (const [key, f] of entries) if (f.generation !== this.generation) entries.delete(key);
+      if (entries.size === 0) this.sites.delete(site);
+    }
+  }
+
+  /** How many fragments are kept (for tests and the bench). */
+  get size(): number {
+    let n = 0;
+    for (const entries of this.sites.values()) n += entries.size;
+    return n;
+  }
+
+  get current(): number {
+    return this.generation;
+  }
+}

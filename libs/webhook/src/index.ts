@@ -1,0 +1,13 @@
+export * from './lib/admission-review.js';
+export * from './lib/certificate-files.js';
+export * from './lib/admission-server.js';
+export { review, type Review, type ReviewKind, type ReviewerDeps } from './lib/review.js';
+export { onlyRuntimeChanges } from './lib/runtime-only.js';
+export { servedByClass } from './lib/ingress-class.js';
+export { fieldsWithControlCharacters } from './lib/suspect-fields.js';
+export * from './webhook.options.js';
+export { WEBHOOK_REQUESTS, WEBHOOK_DURATION, webhookMetrics } from './webhook.metrics.js';
+export { WebhookListener } from './webhook.listener.js';
+export { WebhookService } from './webhook.service.js';
+export { WebhookServer } from './webhook.server.js';
+export { WebhookModule, type DryRunFactory } from './webhook.module.js';

@@ -1,0 +1,122 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCertificate } from '#kube-sim';
+import { MalformedReviewError } from './admission-review.js';
+import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
+import { followKeyPair, readKeyPair, type KeyPair } from './certificate-files.js';
+
+interface Answer {
+  status: number;
+  body: string;
+  cert: PeerCertificate;
+}
+
+function post(
+  port: number,
+  ca: string,
+  body: string,
+  opts: { path?: string; type?: string; method?: string } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: opts.path ?? '/validate',
+        method: opts.method ?? 'POST',
+        ca,
+        agent: false,
+        headers: { 'content-type': opts.type ?? 'application/json' },
+      },
+      (res) => {
+        const cert = (res.socket as TLSSocket).getPeerCertificate();
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, cert }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('admission server', () => {
+  let dir: string;
+  let first: KeyPair;
+  let second: KeyPair;
+  let server: AdmissionServer;
+  const seen: unknown[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'webhook-tls-'));
+    first = await generateCertificate({ commonName: 'first', ipAddresses: ['127.0.0.1'] });
+    second = await generateCertificate({ commonName: 'second', ipAddresses: ['127.0.0.1'] });
+    await writeFile(join(dir, 'tls.crt'), first.cert);
+    await writeFile(join(dir, 'tls.key'), first.key);
+    const pair = await readKeyPair({
+      certFile: join(dir, 'tls.crt'),
+      keyFile: join(dir, 'tls.key'),
+    });
+    server = await startAdmissionServer(
+      { address: '127.0.0.1', port: 0, pair, maxBodyBytes: 1000 },
+      (body) => {
+        seen.push(body);
+        if ((body as { bad?: boolean }).bad) throw new MalformedReviewError('request: missing');
+        if ((body as { bug?: boolean }).bug) throw new TypeError('oops');
+        return Promise.resolve({ echoed: body });
+      },
+    );
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers JSON over TLS verified with the CA', async () => {
+    const a = await post(server.port, first.cert, '{"x":1}');
+    expect(a).toMatchObject({ status: 200, body: '{"echoed":{"x":1}}' });
+  });
+
+  it('answers 400 for a malformed review, 500 for a bug, 413/415/405/404 for the rest', async () => {
+    expect((await post(server.port, first.cert, '{"bad":true}')).status).toBe(400);
+    expect((await post(server.port, first.cert, '{"bug":true}')).status).toBe(500);
+    expect((await post(server.port, first.cert, 'not json')).status).toBe(400);
+    expect((await post(server.port, first.cert, `{"x":"${'a'.repeat(2000)}"}`)).status).toBe(413);
+    expect((await post(server.port, first.cert, '{}', { type: 'text/plain' })).status).toBe(415);
+    expect((await post(server.port, first.cert, '', { method: 'GET' })).status).toBe(405);
+    expect((await post(server.port, first.cert, '{}', { path: '/other' })).status).toBe(404);
+  });
+
+  it('serves a rotated certificate once the files change, keeping the old one while they are unreadable', async () => {
+    const errors: string[] = [];
+    const src = { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') };
+    let rotated: () => void = () => undefined;
+    const changed = new Promise<void>((r) => (rotated = r));
+    const stop = followKeyPair(
+      src,
+      first,
+      20,
+      (pair) => {
+        server.setKeyPair(pair);
+        rotated();
+      },
+      (e) => errors.push(e.message),
+    );
+    try {
+      await writeFile(src.certFile, 'garbage');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(errors[0]).toMatch(/webhook certificate .*tls\.crt: no PEM certificate in it/);
+      expect((await post(server.port, first.cert, '{}')).cert.subject.CN).toBe('first');
+      await writeFile(src.keyFile, second.key);
+      await writeFile(src.certFile, second.cert);
+      await changed;
+      expect((await post(server.port, second.cert, '{}')).cert.subject.CN).toBe('second');
+    } finally {
+      stop();
+    }
+  });
+});

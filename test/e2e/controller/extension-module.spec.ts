@@ -1,0 +1,139 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeSim, type KubeObject } from '#kube-sim';
+import { eventually, haptic, root, type HapticProcess } from './support.js';
+
+// The example module of examples/hello-module, loaded by `haptic run --module` from its package
+// name (an npm workspace): haptic's code knows nothing of it. It counts renders in its own metric
+// and adds the template variable `team`, which the config's template prints.
+// (`haproxy -c` never binds the frontend's port.)
+const HAPROXY_CFG = `global
+  log stdout format raw local0 err
+# {{ team.greeting }}: {{ team.ingresses }} ingresses
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 10s
+  timeout server 10s
+frontend http
+  bind 127.0.0.1:18080
+  http-request return status 200 content-type text/plain string "{{ team.ingresses }}"
+`;
+
+const promtool = () => {
+  const local = join(root, '.tools/bin/promtool');
+  return existsSync(local) ? local : 'promtool';
+};
+
+const ingress = (name: string): KubeObject => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { namespace: 'apps', name },
+  spec: { rules: [{ host: `${name}.example.com` }] },
+});
+
+describe('haptic run --module: a Nest module from an npm workspace, composed without editing haptic', () => {
+  let sim: KubeSim;
+  let controller: HapticProcess;
+  const port = (name: string) =>
+    Number(new RegExp(`"${name}":(\\d+)`).exec(controller.output())?.[1]);
+
+  beforeAll(async () => {
+    sim = await KubeSim.start({
+      port: 0,
+      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
+    });
+    for (const name of ['haptic', 'apps'])
+      await sim.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    await sim.apply(ingress('one'));
+    await sim.apply({
+      apiVersion: 'haproxy-haptic.org/v1alpha1',
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'haptic', name: 'haptic' },
+      spec: {
+        credentialsSecretRef: { name: 'dp-creds' },
+        podSelector: { matchLabels: { app: 'haproxy' } },
+        controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
+        watchedResources: {
+          ingresses: {
+            apiVersion: 'networking.k8s.io/v1',
+            resources: 'ingresses',
+            indexBy: ['metadata.namespace', 'metadata.name'],
+          },
+        },
+        haproxyConfig: { template: HAPROXY_CFG },
+      },
+    });
+    controller = haptic([
+      'run',
+      ...['--kubeconfig', sim.kubeconfigPath, '-n', 'haptic', '-c', 'haptic'],
+      ...['--address', '127.0.0.1', '--health-port', '0', '--metrics-port', '0'],
+      ...['--identity', 'e2e-ext', '--log-level', 'warn'],
+      ...['--module', '@haptic-examples/hello-module'],
+    ]);
+    await eventually('the controller to print its ports', () =>
+      port('metricsPort') > 0 ? true : undefined,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    if (controller && controller.child.exitCode === null) {
+      controller.child.kill('SIGTERM');
+      await controller.exited;
+    }
+    await sim?.stop();
+  });
+
+  const rendered = async (): Promise<string | undefined> => {
+    const res = await fetch(`http://127.0.0.1:${port('healthPort')}/debug/rendered`);
+    if (res.status !== 200) return undefined;
+    const body = (await res.json()) as { outputs: { haproxyConfig?: string } };
+    return JSON.stringify(body.outputs);
+  };
+
+  it('renders and validates the template variable the module contributes', async () => {
+    const text = await eventually(
+      'the rendered config to print team.greeting',
+      async () => {
+        const t = await rendered();
+        return t?.includes('hello from the example module: 1 ingresses') ? t : undefined;
+      },
+      60_000,
+    );
+    expect(text).toContain('# hello from the example module: 1 ingresses');
+  });
+
+  it('follows the index: a second Ingress changes the variable', async () => {
+    await sim.apply(ingress('two'));
+    const text = await eventually(
+      'the rendered config to count two Ingresses',
+      async () => {
+        const t = await rendered();
+        return t?.includes(': 2 ingresses') ? t : undefined;
+      },
+      60_000,
+    );
+    expect(text).toContain('# hello from the example module: 2 ingresses');
+  });
+
+  it("serves the module's own metric on haptic's metrics port, and promtool accepts the page", async () => {
+    const body = await (await fetch(`http://127.0.0.1:${port('metricsPort')}/metrics`)).text();
+    const count = Number(/^example_renders_observed_total (\d+)/m.exec(body)?.[1]);
+    expect(count).toBeGreaterThanOrEqual(2);
+    expect(body).toMatch(/^haptic_render_duration_seconds_count /m);
+    const check = spawnSync(promtool(), ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect({ status: check.status, output: check.stdout + check.stderr }).toEqual({
+      status: 0,
+      output: '',
+    });
+    const health = await fetch(`http://127.0.0.1:${port('healthPort')}/metrics`);
+    expect(health.status).toBe(404);
+  });
+
+  it('stops cleanly with the module loaded', async () => {
+    controller.child.kill('SIGTERM');
+    expect(await controller.exited).toEqual({ code: 0, signal: null });
+  });
+});

@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KubeSim, type KubeObject } from '#kube-sim';
+import { eventually, freePort, haptic, root, type HapticProcess } from './support.js';
+
+// Start-up tells the truth: what `haptic run` cannot work without is an exit 2 naming it; what
+// may still come (the API server, the CRD, the config) is logged with the server's URL, retried,
+// and named by /readyz until it does.
+const CRD = join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml');
+const base = ['-n', 'haptic', '-c', 'haptic', '--address', '127.0.0.1'];
+const ports = ['--health-port', '0', '--metrics-port', '0', '--identity', 'e2e-startup'];
+
+const config = {
+  apiVersion: 'haproxy-haptic.org/v1alpha1',
+  kind: 'HAProxyTemplateConfig',
+  metadata: { namespace: 'haptic', name: 'haptic' },
+  spec: {
+    credentialsSecretRef: { name: 'dp-creds' },
+    podSelector: { matchLabels: { app: 'haproxy' } },
+    watchedResources: {
+      services: { apiVersion: 'v1', resources: 'services', indexBy: ['metadata.name'] },
+    },
+    haproxyConfig: { template: 'global\n' },
+  },
+} as unknown as KubeObject;
+
+describe('haptic run start-up', () => {
+  let dir: string;
+  let running: HapticProcess | undefined;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'haptic-startup-'));
+  });
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+    running = undefined;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts `haptic run` and resolves once it printed its ports. */
+  const start = async (args: string[]) => {
+    running = haptic(['run', ...base, ...ports, ...args]);
+    const proc = running;
+    const health = await eventually('the controller to print its ports', () => {
+      const m = /"healthPort":(\d+)/.exec(proc.output());
+      return m ? Number(m[1]) : undefined;
+    });
+    return { proc, health };
+  };
+
+  /** /readyz while it is not ready: 503 and the reasons. */
+  const notReady = async (health: number, expected: string) =>
+    eventually(
+      `/readyz to name "${expected}"`,
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${health}/readyz`);
+        const body = (await res.json()) as { error?: { index?: { reasons?: string[] } } };
+        const reasons = body.error?.index?.reasons ?? [];
+        return res.status === 503 && reasons.some((r) => r.includes(expected))
+          ? reasons
+          : undefined;
+      },
+      30_000,
+    );
+
+  it('exits 2 naming where it looked when there is no kubeconfig and no in-cluster account', async () => {
+    const home = join(dir, 'home');
+    const proc = haptic(['run', ...base, ...ports], {
+      KUBECONFIG: '',
+      HOME: home,
+      KUBERNETES_SERVICE_HOST: '',
+    });
+    expect(await proc.exited).toEqual({ code: 2, signal: null });
+    const out = proc.output();
+    expect(out).toContain('no Kubernetes API credentials');
+    expect(out).toContain('$KUBECONFIG (unset)');
+    expect(out).toContain(join(home, '.kube', 'config'));
+    expect(out).toContain('/var/run/secrets/kubernetes.io/serviceaccount/token');
+  });
+
+  it('exits 2 naming the file when --kubeconfig does not exist', async () => {
+    const proc = haptic(['run', ...base, ...ports, '--kubeconfig', join(dir, 'nope.yaml')]);
+    expect(await proc.exited).toEqual({ code: 2, signal: null });
+    expect(proc.output()).toContain(`--kubeconfig: ${join(dir, 'nope.yaml')} does not exist`);
+  });
+
+  it('exits 2 naming a --module that is missing or exports no Nest module', async () => {
+    const kc = join(dir, 'kc.yaml');
+    writeFileSync(
+      kc,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\n' +
+        'users: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+    );
+    const missing = haptic([
+      'run',
+      ...base,
+      ...ports,
+      '--kubeconfig',
+      kc,
+      '--module',
+      './no-such.js',
+    ]);
+    expect(await missing.exited).toEqual({ code: 2, signal: null });
+    expect(missing.output()).toContain('--module ./no-such.js:');
+    const notNest = join(dir, 'not-nest.mjs');
+    writeFileSync(notNest, 'export default 42;\n');
+    const wrong = haptic(['run', ...base, ...ports, '--kubeconfig', kc, '--module', notNest]);
+    expect(await wrong.exited).toEqual({ code: 2, signal: null });
+    expect(wrong.output()).toContain(`--module ${notNest}: exports no Nest module`);
+  });
+
+  it('an API server that does not answer: logged at error level with its URL, named by /readyz, /healthz live', async () => {
+    const url = `http://127.0.0.1:${await freePort('127.0.0.1')}`;
+    const kc = join(dir, 'down.yaml');
+    writeFileSync(
+      kc,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${url}"}}]\n` +
+        'users: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+    );
+    const { proc, health } = await start(['--kubeconfig', kc]);
+    const reasons = await notReady(health, `API server ${url} does not answer`);
+    expect(reasons.join('\n')).toContain('retrying with backoff');
+    await eventually('an error log line with the URL', () =>
+      proc
+        .output()
+        .split('\n')
+        .some((l) => l.includes('"level":"error"') && l.includes(url))
+        ? true
+        : undefined,
+    );
+    expect((await fetch(`http://127.0.0.1:${health}/healthz`)).status).toBe(200);
+  });
+
+  describe('against kube-sim', () => {
+    let sim: KubeSim;
+    afterEach(async () => sim?.stop());
+
+    it('credentials refused (401): named by /readyz with the URL', async () => {
+      sim = await KubeSim.start({ port: 0, token: true, manifests: [CRD] });
+      const kc = join(dir, 'bad-token.yaml');
+      writeFileSync(kc, sim.kubeconfig.replace(sim.token!, 'not-the-token'));
+      const { health } = await start(['--kubeconfig', kc]);
+      await notReady(health, `API server ${sim.url} refused the credentials (401)`);
+    });
+
+    it('no CRD: named by /readyz and logged at error level with the URL', async () => {
+      sim = await KubeSim.start({ port: 0 });
+      const { proc, health } = await start(['--kubeconfig', sim.kubeconfigPath]);
+      await notReady(health, `API server ${sim.url} has no HAProxyTemplateConfig CRD`);
+      const line = proc
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"level":"error"') && l.includes(sim.url));
+      expect(line).toContain('HAProxyTemplateConfig haptic/haptic');
+    });
+
+    it('no HAProxyTemplateConfig: named by /readyz until it is created, then ready', async () => {
+      sim = await KubeSim.start({ port: 0, manifests: [CRD] });
+      const { health } = await start(['--kubeconfig', sim.kubeconfigPath]);
+      await notReady(health, `HAProxyTemplateConfig haptic/haptic does not exist on ${sim.url}`);
+      await sim.apply({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'haptic' },
+      });
+      await sim.apply(config);
+      await eventually(
+        'readiness once the config exists',
+        async () =>
+          (await fetch(`http://127.0.0.1:${health}/readyz`)).status === 200 ? true : undefined,
+        30_000,
+      );
+    });
+  });
+});

@@ -1,0 +1,308 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpEcho, type RunningEcho } from '#echo';
+import { parseServersState } from '#haproxy-config';
+import { KubeSim, type KubeObject } from '#kube-sim';
+import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import { quarantinedIndexes } from '../../hostile/classify.js';
+import { cliCommands } from '../../hostile/cli-split.js';
+import { buildCorpus, type HostileCase } from '../../hostile/corpus.js';
+import { assembleIngressLibrary, LibraryRenderer } from '../../hostile/library.js';
+import { baseObjects, type Obj } from '../../hostile/objects.js';
+import { makePki, type Pki } from '../../hostile/pki.js';
+import {
+  eventually,
+  freePort,
+  getWithHost,
+  haptic,
+  root,
+  type HapticProcess,
+} from '../controller/support.js';
+
+// Leg "live, webhook off": hostile objects go through kube-sim (where kube-sim refuses one, as a
+// real API server would, it is counted as refused there and then stored unchecked, to prove the
+// controller survives it anyway), the controller (`haptic run`), the agent and a real HAProxy.
+// Each case: the object is quarantined (log line + /debug/quarantine; Events and status reasons
+// belong to libs/status) or served safely; the base hosts keep answering real requests;
+// `show map` holds exactly the expected entries and `show servers state` only expected
+// servers; every runtime command the agent sent is one command with escaped arguments.
+
+const HAPROXY_IP = '127.0.0.71';
+const ECHO_IP = '127.0.0.72';
+const FULL = process.env['HOSTILE_FULL'] === '1';
+/** The `npm test` sample: one case per hazard kind and per kind of field. */
+const SAMPLE = [
+  'ingress.host/newline',
+  'ingress.host/kelvin-sign',
+  'ingress.path/cli-command',
+  'ingress.path/semicolon',
+  'ingress.metadata.namespace/space',
+  'service.name/hash',
+  'endpointslice.address/directive-injection',
+  'secret.name (tls)/semicolon',
+  'annotation request-headers (value)/double-quote',
+  'annotation request-headers (value)/log-format',
+  'annotation redirect-to/escaped-semicolon',
+  'certificate/key-mismatch',
+  'certificate/lines-after-pem',
+];
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const refOf = (o: { namespace?: string | undefined; name: string }) =>
+  `${o.namespace ?? ''}/${o.name}`;
+
+interface LiveOutcome {
+  readonly id: string;
+  readonly refusedByApi: number;
+  readonly verdict: 'quarantined' | 'served-safely';
+}
+
+describe('the hostile-input corpus through the live path (webhook off)', () => {
+  let pki: Pki;
+  let sim: KubeSim;
+  let echo: RunningEcho;
+  let agent: RunningAgent;
+  let controller: HapticProcess;
+  let renderer: LibraryRenderer;
+  let base: Obj[];
+  let cases: HostileCase[];
+  let dir: string;
+  let http: number;
+  let health: number;
+  const agentLog: string[] = [];
+  const outcomes: LiveOutcome[] = [];
+
+  const put = (o: object) => sim.apply(o as KubeObject);
+  const via = (host: string) => getWithHost(HAPROXY_IP, http, host);
+  const debug = async <T>(path: string): Promise<T> =>
+    (await (await fetch(`http://127.0.0.1:${health}/debug/${path}`)).json()) as T;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'haptic-hostile-live-'));
+    writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
+    pki = makePki();
+    sim = await KubeSim.start({
+      port: 0,
+      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
+    });
+    echo = await startHttpEcho({
+      mode: 'http',
+      address: ECHO_IP,
+      httpPort: 0,
+      httpsPort: 0,
+      context: { namespace: 'apps', ingress: '', service: 'echo', pod: 'echo-0' },
+    });
+    const backend = { ip: ECHO_IP, port: echo.listeners[0]!.port };
+    agent = await startAgent({
+      configDir: join(dir, 'haproxy'),
+      port: 0,
+      address: HAPROXY_IP,
+      credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
+      reloadDelayMs: 20,
+      log: (line) => agentLog.push(line),
+    });
+    http = await freePort(HAPROXY_IP);
+    const [https, stats] = [await freePort(HAPROXY_IP), await freePort(HAPROXY_IP)];
+    for (const name of ['haptic', 'apps'])
+      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    await put({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'haptic', name: 'dp-creds' },
+      data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
+    });
+    await addPod(sim, agent.port);
+    const library = assembleIngressLibrary();
+    renderer = new LibraryRenderer(library.config);
+    const resource = parse(library.text) as { spec: Record<string, unknown> };
+    const spec = resource.spec;
+    delete spec['validationTests'];
+    const extra = (spec['templatingSettings'] as { extraContext: Record<string, unknown> })
+      .extraContext;
+    Object.assign(extra, { http_port: http, https_port: https, stats_port: stats });
+    await put({
+      ...resource,
+      metadata: { namespace: 'haptic', name: 'haptic' },
+      spec: {
+        ...spec,
+        credentialsSecretRef: { name: 'dp-creds' },
+        podSelector: { matchLabels: { app: 'haproxy' } },
+        controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
+        dataplane: {
+          port: agent.port,
+          minDeploymentInterval: '50ms',
+          mapsDir: 'maps',
+          sslCertsDir: 'ssl',
+          generalStorageDir: 'general',
+        },
+      },
+    });
+    base = baseObjects(pki, backend);
+    for (const o of base) await put(o);
+    const all = buildCorpus(pki, backend);
+    cases = FULL ? all : all.filter((c) => SAMPLE.includes(c.id));
+    controller = haptic([
+      'run',
+      ...['--kubeconfig', sim.kubeconfigPath, '-n', 'haptic', '-c', 'haptic'],
+      ...['--address', '127.0.0.1', '--health-port', '0', '--metrics-port', '0'],
+      ...['--log-level', 'warn', '--identity', 'hostile'],
+    ]);
+    health = await eventually('the controller to print its ports', () => {
+      const m = /"healthPort":(\d+)/.exec(controller.output());
+      return m ? Number(m[1]) : undefined;
+    });
+    await eventually(
+      'good.example.com to be served',
+      async () => ((await via('good.example.com')).status === 200 ? true : undefined),
+      60_000,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    if (controller && controller.child.exitCode === null) {
+      controller.child.kill('SIGKILL');
+      await controller.exited;
+    }
+    await agent?.close();
+    await echo?.close();
+    await sim?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Map keys HAProxy holds now, per map file name (`show map`, then `show map <file>`). */
+  const runtimeMaps = async (): Promise<Record<string, string[]>> => {
+    const admin = agent.context.haproxy.admin;
+    const out: Record<string, string[]> = {};
+    for (const line of (await admin.send('show map')).split('\n')) {
+      const file = /^\d+\s+\(([^)]*)\)/.exec(line.trim())?.[1];
+      if (file === undefined) continue;
+      const name = file.split('/').pop() ?? file;
+      const reply = await admin.send(`show map ${file}`);
+      out[name] = reply
+        .split('\n')
+        .map((l) => /^0x[0-9a-f]+ (.*)$/.exec(l)?.[1])
+        .filter((l): l is string => l !== undefined)
+        .sort();
+    }
+    return out;
+  };
+  const expectedMaps = (objects: readonly Obj[]): Record<string, string[]> => {
+    const r = renderer.render(objects);
+    if (!r.ok) throw new Error('the expectation does not render');
+    return Object.fromEntries(
+      Object.entries(r.outputs.maps).map(([f, text]) => [
+        f,
+        text
+          .split('\n')
+          .filter((l) => l !== '')
+          .sort(),
+      ]),
+    );
+  };
+  const mapsEqual = async (want: Record<string, string[]>) => {
+    const got = await runtimeMaps();
+    return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
+  };
+
+  async function runCase(c: HostileCase): Promise<LiveOutcome> {
+    const logFrom = agentLog.length;
+    const inProcess = renderer.render([...base, ...c.objects]);
+    if (!inProcess.ok) throw new Error(`${c.id} does not render in process`);
+    const left = quarantinedIndexes(c.objects, inProcess);
+    let refusedByApi = 0;
+    for (const o of c.objects) {
+      try {
+        await put(o);
+      } catch {
+        refusedByApi++;
+        sim.storeUnchecked(o);
+      }
+    }
+    const served = c.objects.filter((_, k) => !left.has(k));
+    const want = expectedMaps([...base, ...served]);
+    if (left.size > 0) {
+      const names = [...left].map((k) => refOf(c.objects[k]!.metadata)).sort();
+      await eventually(`${c.id}: quarantined`, async () => {
+        const q = await debug<{ objects: { namespace?: string; name: string }[] }>('quarantine');
+        const listed = q.objects.map(refOf).sort();
+        return JSON.stringify(listed) === JSON.stringify(names) ? true : undefined;
+      });
+      expect(controller.output(), c.id).toContain('quarantined ');
+    }
+    await eventually(`${c.id}: show map holds exactly the expected entries`, () => mapsEqual(want));
+    // Everything else keeps being served (real requests).
+    expect((await via('good.example.com')).status, c.id).toBe(200);
+    expect((await via('annotated.example.com')).status, c.id).toBe(200);
+    await checkServers(c.id);
+    checkRuntimeLog(c.id, agentLog.slice(logFrom));
+    for (const o of [...c.objects].reverse()) sim.removeUnchecked(o);
+    await eventually(`${c.id}: removed`, () => mapsEqual(expectedMaps(base)));
+    return { id: c.id, refusedByApi, verdict: left.size > 0 ? 'quarantined' : 'served-safely' };
+  }
+
+  /** `show servers state`: only the echo endpoint and free slots, in well-formed backends. */
+  async function checkServers(id: string): Promise<void> {
+    const rows = parseServersState(await agent.context.haproxy.admin.send('show servers state'));
+    expect(rows.length, id).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect([ECHO_IP, '0.0.0.0'], `${id}: ${JSON.stringify(row)}`).toContain(row['srv_addr']);
+      expect(row['be_name'], id).toMatch(/^[A-Za-z0-9_.:-]+$/);
+    }
+  }
+
+  /** Every runtime command logged is one command, and no message carried stray lines. */
+  function checkRuntimeLog(id: string, lines: readonly string[]): void {
+    for (const line of lines.filter((l) => l.startsWith('runtime: '))) {
+      const command = line.slice('runtime: '.length).replace(/ \(\d+ payload lines\)$/, '');
+      expect(cliCommands(command), `${id}: ${line}`).toHaveLength(1);
+      expect(line, id).not.toMatch(/unexpected/);
+    }
+  }
+
+  it('accounts for every case: quarantined or served safely, base traffic unharmed', async () => {
+    const started = performance.now();
+    for (const c of cases) outcomes.push(await runCase(c));
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const refused = outcomes.filter((o) => o.refusedByApi > 0).length;
+    console.log(
+      `hostile corpus, live: ${outcomes.length} cases in ${seconds} s;`,
+      `${outcomes.filter((o) => o.verdict === 'quarantined').length} quarantined,`,
+      `${outcomes.filter((o) => o.verdict === 'served-safely').length} served safely,`,
+      `${refused} had objects kube-sim refuses (then stored unchecked)`,
+    );
+    expect(outcomes).toHaveLength(cases.length);
+    expect(cases.length).toBeGreaterThanOrEqual(FULL ? 300 : SAMPLE.length);
+    // The agent did change HAProxy at runtime, and logged each command.
+    expect(agentLog.some((l) => l.startsWith('runtime: '))).toBe(true);
+    // The Dataplane password never reaches a log.
+    expect(controller.output()).not.toContain('pw-1');
+    expect(agentLog.join('\n')).not.toContain('pw-1');
+  }, 3_600_000);
+});
+
+/** A Pod for the agent, ready, so the controller discovers it. */
+async function addPod(sim: KubeSim, port: number): Promise<void> {
+  await sim.apply({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
+    spec: {
+      containers: [{ name: 'dataplane', image: 'haptic', ports: [{ containerPort: port }] }],
+    },
+  });
+  const path = `/api/v1/namespaces/haptic/pods/haproxy-0`;
+  const current = (await (await fetch(sim.url + path)).json()) as KubeObject;
+  const status = {
+    phase: 'Running',
+    podIP: HAPROXY_IP,
+    containerStatuses: [{ name: 'dataplane', ready: true }],
+  };
+  const res = await fetch(`${sim.url}${path}/status`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...current, status }),
+  });
+  if (res.status !== 200) throw new Error(`pod status: ${res.status}`);
+}
