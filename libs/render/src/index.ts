@@ -17,7 +17,7 @@ export {
 } from './lib/ingress/model.js';
 export { ExcludingSnapshot, objectRef, refKey, compareObjects } from './lib/snapshot.js';
 export { formatProblem } from './lib/problems.js';
-export { HAPTIC_FILTERS } from './lib/engine.js';
+export { HAPTIC_FILTERS, createEngine } from './lib/engine.js';
 export { FORBIDDEN_CHARS } from './lib/escaper.js';
 export { deployedServers } from './lib/previous.js';
 export * from './render.errors.js';

@@ -8,7 +8,7 @@ import { describeForMajors } from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
-import { DESIGN_METRICS, metricFamilies } from './metric-names.js';
+import { DESIGN_METRICS, documentedMetrics, metricFamilies } from './metric-names.js';
 import { eventually, freePort, getWithHost, haptic, root, type HapticProcess } from './support.js';
 
 // A small map-routed configuration: Ingress hosts go to a host map, Services become backends whose
@@ -277,6 +277,11 @@ describeForMajors(
       const body = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
       const families = metricFamilies(body);
       expect(DESIGN_METRICS.filter((m) => !families.has(m))).toEqual([]);
+      // docs/operations/monitoring.md documents exactly the haptic_ metrics exposed.
+      const documented = documentedMetrics();
+      const exposed = [...families].filter((f) => f.startsWith('haptic_'));
+      expect(exposed.filter((m) => !documented.has(m))).toEqual([]);
+      expect([...documented].filter((m) => !families.has(m))).toEqual([]);
       expect(body).toMatch(
         /^haptic_deployments_total\{pod="haptic\/haproxy-0",result="applied"\} [1-9]/m,
       );

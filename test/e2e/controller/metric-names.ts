@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 /**
  * The metrics of DESIGN.md §9 that `haptic run` exposes after a reconcile and a deployment.
  * A branch that adds one of §9's metrics (runtime operations, leader, webhook) appends its name.
@@ -25,4 +28,13 @@ export const DESIGN_METRICS = [
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */
 export function metricFamilies(exposition: string): Set<string> {
   return new Set([...exposition.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+}
+
+/** The metrics docs/operations/monitoring.md documents (its table's first column). */
+export function documentedMetrics(): Set<string> {
+  const page = readFileSync(
+    fileURLToPath(new URL('../../../docs/operations/monitoring.md', import.meta.url)),
+    'utf8',
+  );
+  return new Set([...page.matchAll(/^\|\s*`(haptic_[a-z_]+)`\s*\|/gm)].map((m) => m[1]!));
 }
