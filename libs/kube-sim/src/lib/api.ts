@@ -297,8 +297,14 @@ export class Api {
     const current = this.d.store.get(t.storageKey, s.namespace, s.name!);
     if (current?.metadata.resourceVersion !== old.metadata.resourceVersion) return 'changed';
     if (this.dryRun(s)) return { object: served(t, next), code: 200, warnings };
-    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
-      // The last finalizer is gone from an object being deleted: it goes now.
+    if (
+      next.metadata.deletionTimestamp &&
+      !next.metadata.finalizers?.length &&
+      (old.metadata.finalizers?.length ?? 0) > 0 &&
+      (next.metadata.deletionGracePeriodSeconds ?? 0) === 0
+    ) {
+      // The last finalizer is gone from an object being deleted: it goes now (a pod still in its
+      // grace period stays until the kubelet's final delete).
       const removed = this.d.store.remove(t.storageKey, s.namespace, s.name!)!;
       return { object: served(t, removed), code: 200, warnings };
     }

@@ -9,6 +9,9 @@ import {
 } from './dns-names.js';
 import { isObject, type KubeObject } from './types.js';
 
+/** A value as text in a message: strings as they are, anything else as JSON. */
+const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
 /** One problem: the field path and the message as the real server writes it (field first). */
 export interface FieldProblem {
   readonly field: string;
@@ -16,7 +19,7 @@ export interface FieldProblem {
   readonly reason?: string;
 }
 
-const q = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+const q = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : text(v));
 const invalid = (field: string, value: unknown, why: string): FieldProblem => ({
   field,
   reason: 'FieldValueInvalid',
@@ -65,8 +68,7 @@ export function validateService(o: KubeObject): FieldProblem[] {
   const out: FieldProblem[] = [];
   const spec = isObject(o.spec) ? o.spec : {};
   const type = spec.type ?? 'ClusterIP';
-  if (!SERVICE_TYPES.includes(String(type)))
-    out.push(unsupported('spec.type', type, SERVICE_TYPES));
+  if (!SERVICE_TYPES.includes(text(type))) out.push(unsupported('spec.type', type, SERVICE_TYPES));
   const ports = objects(spec.ports);
   const headless = spec.clusterIP === 'None';
   if (ports.length === 0 && !headless && type !== 'ExternalName') out.push(required('spec.ports'));
@@ -88,10 +90,10 @@ export function validateService(o: KubeObject): FieldProblem[] {
     }
     out.push(...portNumber(`${f}.port`, p.port));
     const protocol = p.protocol ?? 'TCP';
-    if (!PROTOCOLS.includes(String(protocol)))
+    if (!PROTOCOLS.includes(text(protocol)))
       out.push(unsupported(`${f}.protocol`, protocol, PROTOCOLS));
-    const key = `${String(p.port)}/${String(protocol)}`;
-    if (keys.has(key)) out.push(duplicate(f, `${String(p.port)}/${String(protocol)}`));
+    const key = `${text(p.port)}/${text(protocol)}`;
+    if (keys.has(key)) out.push(duplicate(f, `${text(p.port)}/${text(protocol)}`));
     keys.add(key);
     const tp = p.targetPort;
     if (typeof tp === 'string') out.push(...each(`${f}.targetPort`, tp, portName(tp)));
@@ -144,7 +146,7 @@ function pathProblems(field: string, p: Record<string, unknown>): FieldProblem[]
   const pt = p.pathType;
   if (pt === undefined || pt === '') {
     out.push(required(`${field}.pathType`, 'pathType must be specified'));
-  } else if (!PATH_TYPES.includes(String(pt))) {
+  } else if (!PATH_TYPES.includes(text(pt))) {
     out.push(unsupported(`${field}.pathType`, pt, PATH_TYPES));
   }
   const pathField = `${field}.path`;

@@ -2,6 +2,9 @@ import { randomInt } from 'node:crypto';
 import type { StatusCause } from './status.js';
 import { isObject, type KubeObject } from './types.js';
 
+/** A value as text in a message: strings as they are, anything else as JSON. */
+const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
 /** kube-apiserver's defaults: --service-cluster-ip-range 10.96.0.0/12, --service-node-port-range 30000-32767. */
 export const SERVICE_CIDR = '10.96.0.0/12';
 export const NODE_PORT_RANGE = { first: 30000, last: 32767 } as const;
@@ -44,7 +47,7 @@ const needsNodePorts = (spec: Spec): boolean =>
   spec.type === 'NodePort' ||
   (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
 const portKey = (p: Port, nodePort: unknown): string =>
-  `${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${String(nodePort)}`;
+  `${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${text(nodePort)}`;
 
 /** Cluster IPs and node ports held by `services`, leaving out the one named `except`. */
 export function inUseBy(
@@ -86,7 +89,8 @@ export class ServiceAllocator {
     const causes: StatusCause[] = [];
     const spec: Spec = isObject(svc.spec) ? { ...svc.spec } : {};
     const oldSpec: Spec | undefined = old && isObject(old.spec) ? old.spec : undefined;
-    if (Array.isArray(spec.ports)) spec.ports = spec.ports.map((p) => (isObject(p) ? { ...p } : p));
+    if (Array.isArray(spec.ports))
+      spec.ports = (spec.ports as unknown[]).map((p) => (isObject(p) ? { ...p } : p));
     if (oldSpec) this.patchAllocated(spec, oldSpec);
     if (needsClusterIP(spec)) this.clusterIP(spec, oldSpec, used, causes);
     else if (spec.clusterIP !== undefined && spec.clusterIP !== '' && spec.clusterIP !== null)
@@ -147,7 +151,7 @@ export class ServiceAllocator {
         causes.push({
           reason: 'FieldValueInvalid',
           field: 'spec.clusterIPs[0]',
-          message: `spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for ${String(spec.type)} services`,
+          message: `spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for ${text(spec.type)} services`,
         });
       spec.clusterIPs = ['None'];
       return;
@@ -171,13 +175,13 @@ export class ServiceAllocator {
       causes.push({
         reason: 'FieldValueInvalid',
         field: 'spec.clusterIPs',
-        message: `spec.clusterIPs: Invalid value: ["${String(ip)}"]: failed to allocate IP ${String(ip)}: ${why}`,
+        message: `spec.clusterIPs: Invalid value: ["${text(ip)}"]: failed to allocate IP ${text(ip)}: ${why}`,
       });
     };
     if (n === undefined) bad('must be a valid IP address');
     else if (n < this.range.lo || n > this.range.hi)
       bad(
-        `the provided IP (${String(ip)}) is not in the valid range. The range of valid IPs is ${this.cidr}`,
+        `the provided IP (${text(ip)}) is not in the valid range. The range of valid IPs is ${this.cidr}`,
       );
     else if (used.ips.has(ip as string)) bad('provided IP is already allocated');
     else spec.clusterIPs = [ip];
@@ -215,7 +219,7 @@ export class ServiceAllocator {
         causes.push({
           reason: 'FieldValueInvalid',
           field,
-          message: `${field}: Invalid value: ${String(n)}: ${why}`,
+          message: `${field}: Invalid value: ${text(n)}: ${why}`,
         });
       };
       if (typeof n !== 'number' || n < NODE_PORT_RANGE.first || n > NODE_PORT_RANGE.last)
@@ -226,7 +230,7 @@ export class ServiceAllocator {
         causes.push({
           reason: 'FieldValueDuplicate',
           field,
-          message: `${field}: Duplicate value: ${String(n)}`,
+          message: `${field}: Duplicate value: ${text(n)}`,
         });
       else if (used.nodePorts.has(key)) invalid('provided port is already allocated');
       mine.add(key);

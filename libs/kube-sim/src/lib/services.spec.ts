@@ -29,7 +29,7 @@ describe('Service cluster IPs and node ports', () => {
       const r = await call('POST', base, svc(`s${i}`, {}));
       expect(r.code).toBe(201);
       expect(r.body.spec.clusterIPs).toEqual([r.body.spec.clusterIP]);
-      ips.push(r.body.spec.clusterIP);
+      ips.push(String(r.body.spec.clusterIP));
     }
     expect([...ips].sort()).toEqual([1, 2, 3, 4, 5, 6].map((n) => `10.96.0.${n}`));
     const full = await call('POST', base, svc('s6', {}));
