@@ -3,10 +3,11 @@
 // controller) and example Ingresses; prints what runs and what to try. Ctrl-C/SIGTERM stops all.
 //   --state-file FILE   write {kubeconfig, haproxy, controller, agent, hosts} as JSON once serving
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setInterval } from 'node:timers';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
@@ -52,6 +53,30 @@ async function stop(code) {
 }
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
+// `npm run demo` may be stopped by signalling npm, which does not pass the signal on to the
+// script's shell: stop as if signalled when the parent, or npm above the script's shell, is gone.
+const watchedPids = [process.ppid];
+if (process.env['npm_lifecycle_event']) {
+  try {
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+    const npmPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (npmPid > 1) watchedPids.push(npmPid);
+  } catch {
+    // no /proc: only the direct parent is watched
+  }
+}
+const parentPid = process.ppid;
+setInterval(() => {
+  const gone = watchedPids.some((pid) => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (gone || process.ppid !== parentPid) void stop(0);
+}, 500).unref();
 
 process.stdout.write(
   'starting kube-sim, node-sim, two HAProxy pods, the controller and examples...\n',

@@ -214,14 +214,7 @@ export async function startUpstream(
   };
 }
 
-/** A free TCP port on a loopback address (bind 0, read, release). */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, host, r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort } from '#testing';
 
 /** The current worker PID of an agent's HAProxy. */
 export async function workerPid(agent: RunningAgent): Promise<number> {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -72,11 +71,4 @@ export function haptic(args: string[], env: NodeJS.ProcessEnv = {}): HapticProce
   return { child, output: () => out, exited };
 }
 
-/** A port free on `address` right now. */
-export async function freePort(address: string): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, address, r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort } from '#testing';

@@ -39,11 +39,15 @@ export function checkConfig(
 }
 
 /** A loopback TCP port that was free a moment ago (HAProxy refuses `bind :0`). */
-export function freePort(): Promise<number> {
+/** Ports this process has handed out: never handed out twice, since HAProxy binds with
+ * SO_REUSEPORT and two of its listeners on one port would silently share the traffic. */
+const handedOut = new Set<number>();
+
+function anyFreePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const address = server.address();
       server.close(() =>
         typeof address === 'object' && address
@@ -52,6 +56,17 @@ export function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** A port free on `host` now, and not handed out before by this process. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await anyFreePort(host);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error('no free port not handed out before after 100 attempts');
 }
 
 function exited(child: ChildProcess): Promise<void> {
