@@ -119,8 +119,8 @@ export class LeaderBed {
       port = agent.port;
       agents.push(agent);
     }
-    let httpPort = await freePort(addresses[0]!);
-    while (!(await freeOn(addresses[1]!, httpPort))) httpPort = await freePort(addresses[0]!);
+    let httpPort = await freePort(addresses[0]);
+    while (!(await freeOn(addresses[1]!, httpPort))) httpPort = await freePort(addresses[0]);
     const bed = new LeaderBed(dir, sim, agents, echo, httpPort);
     await bed.seed();
     bed.watchLeases();
