@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run conformance -- --suite ingress [-o json] [--report FILE]`: runs a conformance suite
+// `npm run conformance -- --suite ingress [-o json] [--report FILE] [--feature F.feature ...]`: runs a conformance suite
 // (Gherkin features under test/conformance/<suite>/) against the stack and prints its report.
 // Exit code 1 when a case failed or was skipped.
 import { spawnSync } from 'node:child_process';
@@ -15,6 +15,8 @@ const { values } = parseArgs({
     suite: { type: 'string', default: 'ingress' },
     output: { type: 'string', short: 'o', default: 'text' },
     report: { type: 'string' },
+    // Only these feature files of the suite (by file name), e.g. for a short run in `npm test`.
+    feature: { type: 'string', multiple: true },
   },
 });
 
@@ -30,7 +32,8 @@ if (!existsSync(join(root, 'dist/libs/conformance/src/index.js')))
   step('npm run build', 'npm', ['run', '--silent', 'build']);
 
 const { runSuite, formatReport } = await import('#conformance');
-const report = await runSuite(values.suite, undefined, (c) =>
+const features = values.feature?.map((f) => join(root, 'test/conformance', values.suite, f));
+const report = await runSuite(values.suite, features, (c) =>
   process.stderr.write(
     `${c.result === 'passed' ? 'ok  ' : c.result === 'failed' ? 'FAIL' : 'skip'} ${c.name}\n`,
   ),

@@ -29,10 +29,22 @@ const suites = [
   { name: 'e2e', args: ['--project', 'e2e'] },
 ];
 
+/**
+ * The Ingress conformance suite, a short run of it: the class feature (status must not name an
+ * address) and the host-rule feature (every Background waits for the status address), 7 of its 30
+ * cases, each counted. `npm run conformance -- --suite ingress` runs all 30 (about 7 minutes).
+ */
+const conformance = {
+  name: 'conformance',
+  features: ['ingress_class.feature', 'host_rules.feature'],
+};
+
 const only = process.argv.slice(2);
 // The set-up runs whenever tests run (`npm test -- unit e2e` too); static checks alone skip it.
 const needsSetUp =
-  only.length === 0 || only.includes('set-up') || suites.some((s) => only.includes(s.name));
+  only.length === 0 ||
+  only.includes('set-up') ||
+  [...suites, conformance].some((s) => only.includes(s.name));
 const selected = (name) =>
   name === 'set-up' ? needsSetUp : only.length === 0 || only.includes(name);
 
@@ -94,6 +106,34 @@ for (const suite of suites.filter((s) => selected(s.name))) {
     passed,
     failed,
     skipped,
+    ms: Date.now() - started,
+  });
+}
+
+if (selected(conformance.name)) {
+  process.stdout.write(
+    `\n── tests: ${conformance.name} (ingress, ${conformance.features.join(', ')}) ──\n`,
+  );
+  const report = `${cache}/conformance.json`;
+  rmSync(report, { force: true });
+  const started = Date.now();
+  const features = conformance.features.flatMap((f) => ['--feature', f]);
+  const code = await run('node', [
+    'scripts/conformance.mjs',
+    '--suite',
+    'ingress',
+    '--report',
+    report,
+    ...features,
+  ]);
+  const r = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined;
+  // the runner exits non-zero on a failed or skipped case, or when it could not run at all
+  const failed = r ? r.failed + (code !== 0 && r.failed === 0 ? 1 : 0) : 1;
+  results.push({
+    name: `tests: ${conformance.name}`,
+    passed: r ? r.passed : 0,
+    failed,
+    skipped: r ? r.skipped : 0,
     ms: Date.now() - started,
   });
 }

@@ -93,10 +93,11 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $spec "credentialsSecretRef" (dict "name" (include "haptic.credentials.name" .) "namespace" .Release.Namespace) -}}
 {{- $_ := set $spec "podSelector" (include "haptic.podSelector" . | fromYaml) -}}
 {{- $le := .Values.controller.leaderElection -}}
-{{- /* spec.controller.status stays unset: haptic does not write Ingress status yet (refused). */ -}}
+{{- /* Ingress status names the HAProxy Service's address (LoadBalancer ingress, or the Nodes' addresses for NodePort). */ -}}
 {{- $_ := set $spec "controller" (dict
       "leaderElection" (dict "enabled" $le.enabled "leaseName" (include "haptic.controller.name" .) "leaseDuration" $le.leaseDuration "renewDeadline" $le.renewDeadline "retryPeriod" $le.retryPeriod)
-      "reconcile" $cfg.reconcile) -}}
+      "reconcile" $cfg.reconcile
+      "status" (dict "publishService" (printf "%s/%s" .Release.Namespace (include "haptic.haproxy.name" .)))) -}}
 {{- /* Ingresses are checked by the webhook only with the webhook on (the library itself opts in
        to nothing while the config schema refuses enableValidationWebhook). */ -}}
 {{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}

@@ -17,3 +17,14 @@ export interface ValidatedRender {
   /** Generation of the HAProxyTemplateConfig it was rendered with. */
   readonly configGeneration: number;
 }
+
+/**
+ * Port: the Ingresses the controller serves now (class selected, valid, not in conflict) and
+ * every Ingress it watches, as the index holds them (status included). The composition root
+ * provides it (the Ingress model lives with render, the status writer with status).
+ */
+export interface IngressStatusSource {
+  ingresses(): Promise<{ readonly served: readonly object[]; readonly all: readonly object[] }>;
+  /** A watched object as the index holds it (for the uid and kind of an Event), if any. */
+  object(watched: string, namespace: string | undefined, name: string): Promise<object | undefined>;
+}

@@ -3,3 +3,5 @@
  * METRICS_REGISTRY: the prom-client Registry of this process (each module registers its own metrics).
  */
 export const METRICS_REGISTRY = Symbol.for('haptic.MetricsRegistry');
+/** IngressStatusSource: the served Ingresses, for the status writer. */
+export const INGRESS_STATUS_SOURCE = Symbol.for('haptic.IngressStatusSource');

@@ -45,7 +45,12 @@ export interface HapticFacts {
   /** A HAProxyTemplateConfig was parsed and accepted. */
   'config.accepted': { readonly name: string; readonly generation: number };
   /** A HAProxyTemplateConfig was refused; the last good one keeps serving. */
-  'config.rejected': { readonly name: string; readonly problems: readonly FieldProblem[] };
+  'config.rejected': {
+    readonly name: string;
+    readonly problems: readonly FieldProblem[];
+    /** metadata.generation of the refused object (for status observedGeneration). */
+    readonly generation?: number;
+  };
   /** The reconcile loop decided to render. */
   'reconcile.triggered': { readonly reason: string; readonly coalesced: number };
   /** A render finished; `hash` identifies its outputs. */

@@ -30,7 +30,12 @@ export function busListeners(bus: HapticBus, logger: Logger): WatchListeners {
           generation: result.config.source.generation ?? 0,
         });
       } else {
-        void bus.publish('config.rejected', { name, problems: result.problems });
+        const generation = object?.metadata['generation'];
+        void bus.publish('config.rejected', {
+          name,
+          problems: result.problems,
+          ...(typeof generation === 'number' ? { generation } : {}),
+        });
       }
     },
     credentials: (state) => {

@@ -170,7 +170,8 @@ describe('helm template of the chart', () => {
     const writes = (role.rules as Manifest[])
       .filter((r) => !r.verbs.includes('watch'))
       .flatMap((r) => r.resources);
-    expect(writes.sort()).toEqual(['events', 'events', 'ingresses/status']);
+    // nodes: read (get, list) for the NodePort address Ingress status names
+    expect(writes.sort()).toEqual(['events', 'events', 'ingresses/status', 'nodes']);
     const ns = find(ms, 'Role', 'edge-haptic-controller');
     expect((ns.rules as Manifest[]).flatMap((r) => r.resources).sort()).toEqual([
       'haproxytemplateconfigs',

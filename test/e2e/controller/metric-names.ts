@@ -14,6 +14,9 @@ export const DESIGN_METRICS = [
   'haptic_last_successful_deployment_timestamp_seconds',
   'haptic_bus_queue_depth',
   'haptic_certificate_expiry_timestamp_seconds',
+  // §9 "status written back" (libs/status): §9 names no metric for it; these count its writes
+  'haptic_status_writes_total',
+  'haptic_kube_events_total',
 ] as const;
 
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */

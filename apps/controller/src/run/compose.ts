@@ -6,9 +6,11 @@ import { IndexModule, ResourceIndex } from '#index';
 import { LeaderModule } from '#leader';
 import { ReconcileModule } from '#reconcile';
 import { RENDER_SNAPSHOT_SOURCE, RenderModule, type RenderSnapshotSource } from '#render';
+import { StatusModule } from '#status';
 import { ValidationModule } from '#validation';
 import { WatchModule } from '#watch';
 import { startController, type RunningController } from './controller-app.js';
+import { ingressStatusSourceProvider } from './ingress-status-source.js';
 import type { RunOptions } from './run-options.js';
 
 /** Glue between modules that must not know each other: render reads the index's snapshots. */
@@ -22,8 +24,9 @@ import type { RunOptions } from './run-options.js';
         snapshot: () => index.snapshot(),
       }),
     },
+    ingressStatusSourceProvider,
   ],
-  exports: [RENDER_SNAPSHOT_SOURCE],
+  exports: [RENDER_SNAPSHOT_SOURCE, ingressStatusSourceProvider.provide],
 })
 class GlueModule {}
 
@@ -55,6 +58,12 @@ export function controllerFeatures(options: RunOptions): DynamicModule['imports'
     RenderModule.forRoot(),
     ValidationModule.forRoot({ haproxyBin: resolveHaproxyBinary(options.haproxyBin) }),
     DataplaneModule.forRoot({ identity: options.identity }),
+    // leader-only: config conditions, Ingress status.loadBalancer, Kubernetes Events
+    StatusModule.forRoot({
+      kubeConfig: kc,
+      identity: options.identity,
+      config: { namespace: options.namespace, name: options.configName },
+    }),
   ];
 }
 

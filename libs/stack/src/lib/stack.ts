@@ -97,6 +97,7 @@ export class Stack {
         commonName: 'haptic default',
         dnsNames: ['haptic.invalid'],
       });
+      await ensureNode(kubeSim);
       await kubeSim.apply(hapticManifests(topology, defaultTls));
       await stack.waitForPods();
       return stack;
@@ -179,4 +180,21 @@ export class Stack {
     await this.kubeSim.stop();
     if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A Node for the NodePort Service's address in Ingress status (127.0.0.1, where node-sim's
+ * processes listen), unless one is registered already.
+ */
+async function ensureNode(kubeSim: KubeSim): Promise<void> {
+  if (kubeSim.list('v1', 'Node').length > 0) return;
+  const name = 'haptic-stack-node';
+  await kubeSim.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+  const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }] };
+  const res = await fetch(`${kubeSim.url}/api/v1/nodes/${name}/status`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    body: JSON.stringify({ status }),
+  });
+  if (!res.ok) throw new Error(`Node ${name} status: ${res.status} ${await res.text()}`);
 }

@@ -56,12 +56,35 @@ export function haproxyTemplateConfig(t: Topology): KubeObject {
     generalStorageDir: 'general',
     ...(t.fast ? { minDeploymentInterval: '50ms' } : {}),
   };
-  if (t.fast) spec['controller'] = { reconcile: { debounce: '20ms', maxDelay: '200ms' } };
+  spec['controller'] = {
+    ...(t.fast ? { reconcile: { debounce: '20ms', maxDelay: '200ms' } } : {}),
+    // as the chart does: the HAProxy Service's address goes into Ingress status
+    status: { publishService: `${t.namespace}/${HAPROXY_SERVICE}` },
+  };
   return {
     apiVersion: 'haproxy-haptic.org/v1alpha1',
     kind: 'HAProxyTemplateConfig',
     metadata: { namespace: t.namespace, name: 'haptic' },
     spec,
+  };
+}
+
+/** The Service in front of the HAProxy pods (NodePort, the chart's default). */
+export const HAPROXY_SERVICE = 'haptic-haproxy';
+
+function haproxyService(t: Topology): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: t.namespace, name: HAPROXY_SERVICE, labels: LOADBALANCER_LABELS },
+    spec: {
+      type: 'NodePort',
+      selector: LOADBALANCER_LABELS,
+      ports: [
+        { name: 'http', port: 80, targetPort: 'http' },
+        { name: 'https', port: 443, targetPort: 'https' },
+      ],
+    },
   };
 }
 
@@ -192,6 +215,7 @@ export function hapticManifests(
       spec: { controller: 'haproxy-haptic.org/ingress-controller' },
     },
     haproxyTemplateConfig(t),
+    haproxyService(t),
     haproxyDeployment(t),
     controllerDeployment(t),
   ] as KubeObject[];

@@ -30,14 +30,14 @@ describe('settings haptic does not act on yet are refused, not ignored', () => {
     expect(parseTemplateConfig({ ...bare, watchedResources: { ingresses: off } }).ok).toBe(true);
   });
 
-  it('refuses controller.status.publishService and addresses', () => {
-    const status = { publishService: 'haptic/haproxy', addresses: ['192.0.2.1'] };
-    expect(Object.keys(problems({ ...bare, controller: { status } }))).toEqual([
-      'spec.controller.status.publishService',
-      'spec.controller.status.addresses',
-    ]);
-    expect(parseTemplateConfig({ ...bare, controller: { status: { addresses: [] } } }).ok).toBe(
-      true,
-    );
+  it('accepts controller.status (publishService, addresses) and names a bad address', () => {
+    const status = { publishService: 'haptic/haproxy', addresses: ['192.0.2.1', 'lb.example.com'] };
+    expect(parseTemplateConfig({ ...bare, controller: { status } }).ok).toBe(true);
+    expect(problems({ ...bare, controller: { status: { addresses: ['a b'] } } })).toEqual({
+      'spec.controller.status.addresses': 'each must be an IP address or a DNS name',
+    });
+    expect(problems({ ...bare, controller: { status: { publishService: 'haproxy' } } })).toEqual({
+      'spec.controller.status.publishService': 'must be namespace/name',
+    });
   });
 });

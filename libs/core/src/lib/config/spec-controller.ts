@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
-import { Field, IsDurationText, RefusedUnless, nested } from './decorators.js';
+import { Field, IsDurationText, nested } from './decorators.js';
 import type { DurationText } from './duration.js';
 import { BOOLEAN, STRING, STRING_LIST, oneOf } from './messages.js';
 
@@ -35,23 +35,23 @@ export class ReconcileSpec {
   maxDelay: DurationText = '1s';
 }
 
-const STATUS_NOT_BUILT =
-  'haptic does not write Ingress or Gateway status yet: leave controller.status unset';
+/** An IPv4 or IPv6 address, or a DNS name (what `status.loadBalancer.ingress` can hold). */
+const ADDRESS =
+  /^(?:[0-9.]+|[0-9a-fA-F:]+|[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$/;
 
 export class StatusPublishingSpec {
   @Field(
-    'Service (namespace/name) whose load-balancer address is written to Ingress and Gateway status',
+    "Service (namespace/name) whose address is written to Ingress status: its load-balancer ingress (LoadBalancer), its Nodes' addresses (NodePort) or its external/cluster IPs",
   )
   @IsOptional()
   @Matches(/^[a-z0-9-]+\/[a-z0-9.-]+$/, { message: 'must be namespace/name' })
-  @RefusedUnless((v) => (v === undefined ? undefined : STATUS_NOT_BUILT))
   publishService?: string;
 
   @Field(
-    'fixed addresses written to Ingress and Gateway status (used when publishService is unset)',
+    'fixed IP addresses or DNS names written to Ingress status (used when publishService is unset)',
   )
   @IsString({ each: true, ...STRING_LIST })
-  @RefusedUnless((v) => (Array.isArray(v) && v.length > 0 ? STATUS_NOT_BUILT : undefined))
+  @Matches(ADDRESS, { each: true, message: 'each must be an IP address or a DNS name' })
   addresses: string[] = [];
 }
 
@@ -62,7 +62,7 @@ export class ControllerSpec {
   @Field('timing of the render-validate-deploy loop', { shape: nested(() => ReconcileSpec) })
   reconcile = new ReconcileSpec();
 
-  @Field('what is written to the status of routed objects', {
+  @Field('the address haptic writes to the status of the Ingresses it serves', {
     shape: nested(() => StatusPublishingSpec),
   })
   status = new StatusPublishingSpec();

@@ -1,0 +1,177 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter } from 'prom-client';
+import { EVENT_BUS } from '#bus';
+import {
+  INGRESS_STATUS_SOURCE,
+  type HapticBus,
+  type IngressStatusSource,
+  type LeaderElectionRunnable,
+} from '#events';
+import { fixedAddresses, serviceAddresses, type LoadBalancerIngress } from './lib/addresses.js';
+import { desiredConditions, mergeConditions } from './lib/conditions.js';
+import { ingressStatusWrites, keyOf } from './lib/ingress-status.js';
+import { EventRecorder } from './event-recorder.js';
+import { StatusRecorderListener } from './status.events.js';
+import { STATUS_WRITES } from './status.metrics.js';
+import { StatusTracker } from './status.tracker.js';
+import { STATUS_API, STATUS_OPTIONS, type StatusModuleOptions } from './status.tokens.js';
+import type { StatusApi } from './status-api.js';
+
+/**
+ * Leader-only: writes the HAProxyTemplateConfig status (conditions, per-pod summary) and the
+ * Ingress `status.loadBalancer` of the served Ingresses, each only when it changes. Passes run
+ * one at a time; a change during a pass runs one more (latest wins). Re-reads the published
+ * Service and Nodes every `resyncMs`.
+ */
+@Injectable()
+export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
+  private readonly logger = new Logger('Status');
+  private readonly offs: (() => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  private leading = false;
+  private lastConfigStatus = '';
+  /** Ingresses this leader published an address to (cleared when no longer served). */
+  private readonly ours = new Set<string>();
+
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: HapticBus,
+    @Inject(STATUS_API) private readonly api: StatusApi,
+    @Inject(STATUS_OPTIONS) private readonly options: StatusModuleOptions,
+    @Inject(INGRESS_STATUS_SOURCE) private readonly ingresses: IngressStatusSource,
+    private readonly tracker: StatusTracker,
+    private readonly events: StatusRecorderListener,
+    private readonly recorder: EventRecorder,
+    @InjectMetric(STATUS_WRITES.name) private readonly writes: Counter<'kind' | 'result'>,
+  ) {}
+
+  needLeaderElection(): boolean {
+    return true;
+  }
+
+  startLeading(): void {
+    this.leading = true;
+    this.lastConfigStatus = '';
+    this.offs.push(
+      this.tracker.onChange(() => this.schedule()),
+      ...this.events.start(),
+    );
+    this.timer = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
+    this.timer.unref();
+    this.schedule();
+  }
+
+  async stopLeading(deadline: AbortSignal): Promise<void> {
+    this.leading = false;
+    this.stop();
+    const aborted = new Promise<void>((resolve) =>
+      deadline.addEventListener('abort', () => resolve()),
+    );
+    await Promise.race([
+      Promise.all([this.running, this.recorder.idle()]).then(() => undefined),
+      aborted,
+    ]);
+  }
+
+  onModuleDestroy(): void {
+    this.stop();
+  }
+
+  /** Resolves when no pass runs or is due (tests). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+    await this.recorder.idle();
+  }
+
+  private stop(): void {
+    for (const off of this.offs.splice(0)) off();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (!this.leading) return;
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+      if (this.dirty) {
+        this.dirty = false;
+        this.schedule();
+      }
+    });
+  }
+
+  private async pass(): Promise<void> {
+    await this.writeConfigStatus().catch((e: unknown) => this.failed('config', e));
+    await this.writeIngressStatus().catch((e: unknown) => this.failed('ingress', e));
+  }
+
+  private failed(kind: string, e: unknown): void {
+    this.writes.inc({ kind, result: 'error' });
+    this.logger.warn(`writing ${kind} status failed: ${String(e)}`);
+  }
+
+  private configRef(): { namespace: string; name: string } {
+    const source = this.bus.getState('config.current')?.source;
+    return {
+      namespace: source?.namespace ?? this.options.config.namespace,
+      name: source?.name ?? this.options.config.name,
+    };
+  }
+
+  private async writeConfigStatus(): Promise<void> {
+    const world = this.tracker.world.current;
+    const desired = desiredConditions(world);
+    const summary = JSON.stringify([desired, world.validated?.hash, world.pods]);
+    if (summary === this.lastConfigStatus) return;
+    const { namespace, name } = this.configRef();
+    const stored = await this.api.readConfig(namespace, name);
+    if (!stored) return;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await this.api.patchConfigStatus(namespace, name, {
+      observedGeneration: world.rejected?.generation ?? world.accepted?.generation ?? 0,
+      conditions: mergeConditions(stored.conditions, desired, now),
+      lastRenderHash: world.validated?.hash ?? '',
+      pods: world.pods.map((p) => ({ ...p })),
+    });
+    this.lastConfigStatus = summary;
+    this.writes.inc({ kind: 'config', result: 'ok' });
+  }
+
+  /** The entries to publish, or undefined when controller.status names nothing (hands off). */
+  private async publishedEntries(): Promise<LoadBalancerIngress[] | undefined> {
+    const settings = this.bus.getState('config.current')?.spec.controller.status;
+    if (!settings) return undefined;
+    if (settings.publishService) {
+      const [ns, name] = settings.publishService.split('/') as [string, string];
+      const service = await this.api.readService(ns, name);
+      if (!service) return [];
+      const nodes = service.spec?.type === 'NodePort' ? await this.api.listNodes() : [];
+      return serviceAddresses(service, nodes);
+    }
+    return settings.addresses.length > 0 ? fixedAddresses(settings) : undefined;
+  }
+
+  private async writeIngressStatus(): Promise<void> {
+    const entries = await this.publishedEntries();
+    if (!entries) return;
+    const { served, all } = await this.ingresses.ingresses();
+    for (const w of ingressStatusWrites(served, all, entries, this.ours)) {
+      if (!this.leading) return;
+      const key = keyOf(w.namespace, w.name);
+      try {
+        await this.api.patchIngressStatus(w.namespace, w.name, w.entries);
+        this.writes.inc({ kind: 'ingress', result: 'ok' });
+        if (w.entries.length > 0) this.ours.add(key);
+        else this.ours.delete(key);
+      } catch (e) {
+        this.failed('ingress', new Error(`Ingress ${key}: ${String(e)}`));
+      }
+    }
+  }
+}

@@ -1,0 +1,248 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeSim, type KubeObject } from '#kube-sim';
+import { runController } from '../../../apps/controller/src/run/compose.js';
+import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
+import { resolveRunOptions } from '../../../apps/controller/src/run/run-options.js';
+
+// The status the leader writes, seen as an operator sees it: the real kubectl against kube-sim
+// (`describe haptpl`, `get ingress`, `describe ingress`), with the shipped CRD (printer columns,
+// status subresource) and the controller running in process.
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const NS = 'haptic';
+const NODE_IP = '192.0.2.10';
+
+const config = (
+  status: object,
+  template = '{% for i in ingress.served %}# {{ i.metadata.name }}\n{% endfor %}',
+): KubeObject => ({
+  apiVersion: 'haproxy-haptic.org/v1alpha1',
+  kind: 'HAProxyTemplateConfig',
+  metadata: { namespace: NS, name: 'haptic' },
+  spec: {
+    credentialsSecretRef: { name: 'creds' },
+    podSelector: { matchLabels: { app: 'haproxy' } },
+    controller: {
+      leaderElection: { enabled: false },
+      reconcile: { debounce: '20ms', maxDelay: '200ms' },
+      status,
+    },
+    watchedResources: {
+      ingresses: {
+        apiVersion: 'networking.k8s.io/v1',
+        resources: 'ingresses',
+        indexBy: ['metadata.namespace', 'metadata.name'],
+      },
+      ingressclasses: {
+        apiVersion: 'networking.k8s.io/v1',
+        resources: 'ingressclasses',
+        indexBy: ['metadata.name'],
+      },
+    },
+    templatingSettings: {
+      extraContext: { controller_name: 'haproxy-haptic.org/ingress-controller' },
+    },
+    haproxyConfig: {
+      template: `global\n${template}defaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend health\n  bind 127.0.0.1:8404\n  http-request return status 200\n`,
+    },
+  },
+});
+
+const ingress = (name: string, cls: string, host = `${name}.example`): KubeObject => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { namespace: 'apps', name },
+  spec: {
+    ingressClassName: cls,
+    rules: [
+      {
+        host,
+        http: {
+          paths: [
+            {
+              path: '/',
+              pathType: 'Prefix',
+              backend: { service: { name: 'web', port: { number: 80 } } },
+            },
+          ],
+        },
+      },
+    ],
+  },
+});
+
+describe('status written back (kubectl against kube-sim)', () => {
+  let sim: KubeSim;
+  let controller: RunningController;
+  let dir: string;
+  let kubectl: string;
+
+  const k = (...args: string[]): Promise<string> =>
+    new Promise((resolve, reject) =>
+      execFile(
+        kubectl,
+        args,
+        {
+          env: { PATH: process.env.PATH, HOME: dir, KUBECONFIG: sim.kubeconfigPath },
+          timeout: 30_000,
+        },
+        (e, out, err) =>
+          e ? reject(new Error(`kubectl ${args.join(' ')}: ${err}`)) : resolve(out),
+      ),
+    );
+  const until = async (what: string, check: () => Promise<boolean>, ms = 30_000) => {
+    const end = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const describeConfig = () => k('describe', 'haptpl', '-n', NS, 'haptic');
+  const statusPatch = (path: string, status: object) =>
+    fetch(`${sim.url}${path}/status`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ status }),
+    });
+
+  beforeAll(async () => {
+    kubectl = join(
+      execFileSync(process.execPath, [join(root, 'scripts/tools.mjs')], {
+        encoding: 'utf8',
+      }).trim(),
+      'kubectl',
+    );
+    dir = await mkdtemp(join(tmpdir(), 'haptic-status-'));
+    sim = await KubeSim.start({
+      kubeconfigPath: join(dir, 'kubeconfig'),
+      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
+    });
+    await sim.apply([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { namespace: NS, name: 'haproxy' },
+        spec: { type: 'NodePort', selector: { app: 'haproxy' }, ports: [{ port: 80 }] },
+      },
+      {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'IngressClass',
+        metadata: { name: 'haptic' },
+        spec: { controller: 'haproxy-haptic.org/ingress-controller' },
+      },
+      ingress('ours', 'haptic'),
+      ingress('theirs', 'other'),
+      config({ publishService: `${NS}/haproxy` }),
+    ]);
+    const node = await statusPatch('/api/v1/nodes/node-a', {
+      addresses: [{ type: 'InternalIP', address: NODE_IP }],
+    });
+    expect(node.status).toBe(200);
+    controller = await runController(
+      resolveRunOptions(
+        {
+          kubeconfig: sim.kubeconfigPath,
+          namespace: NS,
+          configName: 'haptic',
+          address: '127.0.0.1',
+          healthPort: '0',
+          metricsPort: '0',
+          identity: 'status-test',
+        },
+        {},
+      ),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await controller?.stop();
+    await sim?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes the conditions of a valid config; kubectl get/describe haptpl show them', async () => {
+    await until('Valid=True', async () =>
+      /Type:\s+Valid[\s\S]*?Status:\s+True/.test(await describeConfig()),
+    );
+    const described = await describeConfig();
+    process.stdout.write(`--- kubectl describe haptpl (valid)\n${described}\n`);
+    expect(described).toMatch(/Reason:\s+Accepted/);
+    expect(described).toMatch(/Type:\s+Rendered/);
+    expect(described).toMatch(/Observed Generation:\s+1/);
+    // no HAProxy pod in this test: Deployed tells so, and Ready follows it
+    expect(described).toMatch(/Reason:\s+NoPods/);
+    const row = await k('get', 'haptpl', '-n', NS);
+    process.stdout.write(`--- kubectl get haptpl\n${row}\n`);
+    expect(row).toMatch(/^haptic\s+True\s+False\s+False\s+[0-9a-f]{64}/m);
+  });
+
+  it("publishes the NodePort Service's Node address to the served Ingress only", async () => {
+    await until('the address on apps/ours', async () =>
+      (await k('get', 'ingress', '-n', 'apps', 'ours')).includes(NODE_IP),
+    );
+    const table = await k('get', 'ingress', '-n', 'apps');
+    process.stdout.write(`--- kubectl get ingress\n${table}\n`);
+    expect(table).toMatch(
+      new RegExp(`^ours\\s+haptic\\s+ours\\.example\\s+${NODE_IP.replace(/\./g, '\\.')}\\s`, 'm'),
+    );
+    expect(table).toMatch(/^theirs\s+other\s+theirs\.example\s+80\s/m);
+  });
+
+  it('clears the address of an Ingress it no longer serves', async () => {
+    await sim.apply(ingress('ours', 'other'));
+    await until(
+      'the address cleared',
+      async () => !(await k('get', 'ingress', '-n', 'apps', 'ours')).includes(NODE_IP),
+    );
+    await sim.apply(ingress('ours', 'haptic'));
+    await until('the address back', async () =>
+      (await k('get', 'ingress', '-n', 'apps', 'ours')).includes(NODE_IP),
+    );
+  });
+
+  it('records a quarantined Ingress as an Event on it, counted up instead of repeated', async () => {
+    await sim.apply(ingress('bad', 'haptic', 'bad..host'));
+    const describeBad = () => k('describe', 'ingress', '-n', 'apps', 'bad');
+    await until('a Quarantined event', async () =>
+      /Warning\s+Quarantined/.test(await describeBad()),
+    );
+    // another render (a new Ingress) quarantines it again: the same Event, its count raised
+    await sim.apply(ingress('other-ours', 'haptic'));
+    await until('the count raised', async () => /\(x[2-9]\d* over/.test(await describeBad()));
+    const described = await describeBad();
+    process.stdout.write(`--- kubectl describe ingress bad\n${described}\n`);
+    const events = await k(
+      'get',
+      'events',
+      '-n',
+      'apps',
+      '--field-selector',
+      'involvedObject.name=bad',
+      '-o',
+      'name',
+    );
+    expect(events.trim().split('\n')).toHaveLength(1);
+    expect(await k('get', 'ingress', '-n', 'apps', 'bad')).not.toContain(NODE_IP);
+  });
+
+  it('after an invalid config: Valid=False naming the field, an Event, and the old one keeps serving', async () => {
+    await sim.apply(config({ publishService: 'no-slash' }));
+    await until('Valid=False', async () => /Reason:\s+InvalidSpec/.test(await describeConfig()));
+    const described = await describeConfig();
+    process.stdout.write(`--- kubectl describe haptpl (invalid)\n${described}\n`);
+    expect(described).toMatch(/Observed Generation:\s+2/);
+    expect(described).toMatch(/spec\.controller\.status\.publishService: must be namespace\/name/);
+    expect(described).toMatch(/Warning\s+InvalidConfig/);
+    // the last good config stays in force: the served Ingress keeps its address
+    expect(await k('get', 'ingress', '-n', 'apps', 'ours')).toContain(NODE_IP);
+    await sim.apply(config({ publishService: `${NS}/haproxy` }));
+    await until('Valid=True again', async () => /Reason:\s+Accepted/.test(await describeConfig()));
+  });
+});
