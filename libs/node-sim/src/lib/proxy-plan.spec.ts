@@ -2,7 +2,7 @@ import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { backendsFor, planProxy } from './proxy-plan.js';
 
-const svc = (name: string, spec: V1Service['spec']): V1Service => ({
+const svc = (name: string, spec: NonNullable<V1Service['spec']>): V1Service => ({
   metadata: { name, namespace: 'ns' },
   spec,
 });
