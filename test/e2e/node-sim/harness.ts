@@ -10,7 +10,7 @@ import {
   Watch,
   type V1EndpointSlice,
 } from '@kubernetes/client-node';
-import { KubeSim } from '#kube-sim';
+import { KubeSim, type KubeSimOptions } from '#kube-sim';
 import { markedProcesses, NODE_SIM_MARKER_ENV } from '#node-sim';
 
 const haptic = fileURLToPath(new URL('../../../bin/haptic.js', import.meta.url));
@@ -37,6 +37,8 @@ export class Cluster {
   readonly discovery: DiscoveryV1Api;
   readonly stderr: string[] = [];
   instance = '';
+  /** The Node's InternalIP, where node ports listen. */
+  nodeIP = '';
 
   private constructor(
     readonly kubeSim: KubeSim,
@@ -48,8 +50,8 @@ export class Cluster {
     this.discovery = kc.makeApiClient(DiscoveryV1Api);
   }
 
-  static async start(): Promise<Cluster> {
-    const kubeSim = await KubeSim.start({ port: 0 });
+  static async start(options: Pick<KubeSimOptions, 'serviceCidr'> = {}): Promise<Cluster> {
+    const kubeSim = await KubeSim.start({ port: 0, ...options });
     const kc = new KubeConfig();
     kc.loadFromFile(kubeSim.kubeconfigPath);
     const child = spawn(
@@ -63,7 +65,9 @@ export class Cluster {
     createInterface({ input: child.stderr }).on('line', (l) => cluster.stderr.push(l));
     const lines = createInterface({ input: child.stdout });
     const [first] = (await once(lines, 'line')) as [string];
-    cluster.instance = (JSON.parse(first) as { instance: string }).instance;
+    const ready = JSON.parse(first) as { instance: string; nodeIP: string };
+    cluster.instance = ready.instance;
+    cluster.nodeIP = ready.nodeIP;
     return cluster;
   }
 

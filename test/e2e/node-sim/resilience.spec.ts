@@ -57,8 +57,14 @@ describe('node-sim survives API faults', () => {
     await cluster?.stop();
   });
 
+  const scale = (replicas: number) =>
+    cluster.apps.replaceNamespacedDeploymentScale({
+      name: 'echo',
+      namespace: NS,
+      body: { metadata: { name: 'echo', namespace: NS }, spec: { replicas } },
+    });
+
   it('restarts its informers after dropped watches, 410s and failing lists, and keeps reconciling', async () => {
-    const d = await cluster.apps.readNamespacedDeployment({ name: 'echo', namespace: NS });
     const faults = cluster.kubeSim.faults;
     // Every list and watch of the kinds node-sim reconciles fails for a while, then watches expire.
     faults.failRequests({
@@ -69,11 +75,8 @@ describe('node-sim survives API faults', () => {
     });
     faults.expireNextWatch(3);
     expect(cluster.kubeSim.closeWatches()).toBeGreaterThan(0);
-    await cluster.apps.replaceNamespacedDeployment({
-      name: 'echo',
-      namespace: NS,
-      body: { ...d, spec: { ...d.spec!, replicas: 4 } },
-    });
+    // Through the scale subresource, unconditionally (node-sim writes the Deployment's status meanwhile).
+    await scale(4);
     const ips = await until('four ready after the faults', async () => {
       const r = await ready();
       return r.length === 4 && r;
@@ -81,12 +84,7 @@ describe('node-sim survives API faults', () => {
     expect(new Set(ips).size).toBe(4);
     expect(cluster.stderr.some((l) => /watch \w+ failed .*restarting/.test(l))).toBe(true);
     // Informers are connected again: a further change still arrives.
-    const again = await cluster.apps.readNamespacedDeployment({ name: 'echo', namespace: NS });
-    await cluster.apps.replaceNamespacedDeployment({
-      name: 'echo',
-      namespace: NS,
-      body: { ...again, spec: { ...again.spec!, replicas: 1 } },
-    });
+    await scale(1);
     await until('one ready after scaling down', async () => (await ready()).length === 1);
   });
 

@@ -96,7 +96,10 @@ describe('config, credentials, HAProxy pods and field selectors against kube-sim
         apiVersion: 'networking.k8s.io/v1',
         kind: 'Ingress',
         metadata: { namespace: 'apps', name },
-        spec: { ingressClassName: cls },
+        spec: {
+          ingressClassName: cls,
+          defaultBackend: { service: { name: 'web', port: { number: 80 } } },
+        },
       } as unknown as KubeObject);
     }
     await sim.apply(haptic('haproxy', 'global'));

@@ -84,7 +84,7 @@ describe('WatchModule + IndexModule in one Nest context against kube-sim', () =>
         apiVersion: 'networking.k8s.io/v1',
         kind: 'Ingress',
         metadata: { namespace: 'default', name: 'api' },
-        spec: {},
+        spec: { defaultBackend: { service: { name: 'api', port: { number: 80 } } } },
       });
       const changed = () =>
         bus

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionHook, Scope, WriteOutcome } from './api-types.js';
 import { crdStatus, typesFromCrd } from './crd.js';
 import { Defaulter } from './defaults.js';
+import { inUseBy, ServiceAllocator } from './service-alloc.js';
 import { parseApplyBody } from './apply-body.js';
 import { serverSideApply, trackUpdate, type ManagedEntry, type Writer } from './managed-fields.js';
 import { applyPatch } from './patch-dispatch.js';
@@ -18,6 +19,8 @@ export interface ApiDeps {
   readonly registry: Registry;
   readonly admission: AdmissionHook;
   readonly now: () => number;
+  /** Allocates Services' cluster IPs and node ports (default: 10.96.0.0/12, 30000–32767). */
+  readonly services?: ServiceAllocator;
 }
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
@@ -70,8 +73,20 @@ function withoutMetaAndStatus(o: KubeObject, dropStatus: boolean): unknown {
 /** Create, read, update, patch and delete with a real API server's semantics, over the store. */
 export class Api {
   readonly defaulter = new Defaulter();
+  private readonly services: ServiceAllocator;
 
-  constructor(private readonly d: ApiDeps) {}
+  constructor(private readonly d: ApiDeps) {
+    this.services = d.services ?? new ServiceAllocator();
+  }
+
+  /** A Service's cluster IP and node ports, allocated as kube-apiserver does (422 on a bad request). */
+  private allocated(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): KubeObject {
+    if (t.group !== '' || t.kind !== 'Service') return obj;
+    const others = inUseBy(this.d.store.list(t.storageKey), obj.metadata);
+    const r = this.services.allocate(obj, old, others);
+    if (r.causes.length) throw errors.invalid(t.kind, t.group, obj.metadata.name ?? '', r.causes);
+    return r.object;
+  }
 
   ref(s: Scope, name = s.name ?? '') {
     return { group: s.type.group, resource: s.type.plural, name };
@@ -148,7 +163,7 @@ export class Api {
       throw errors.alreadyExists(this.ref(s, meta.name));
     let obj: KubeObject = { ...input, apiVersion: groupVersion(t), kind: t.kind, metadata: meta };
     if (t.statusSubresource) delete obj.status; // a real server ignores status on create
-    obj = this.defaulter.normalize(t, this.defaulter.apply(t, obj));
+    obj = this.allocated(t, this.defaulter.normalize(t, this.defaulter.apply(t, obj)), undefined);
     if (t.crdName === undefined && t.kind === 'CustomResourceDefinition') {
       typesFromCrd(obj);
       obj = { ...obj, status: crdStatus(obj, meta.creationTimestamp!) };
@@ -252,6 +267,7 @@ export class Api {
   ): Promise<WriteOutcome | 'changed'> {
     const t = s.type;
     let next = this.defaulter.normalize(s.type, this.merged(s, old, proposed));
+    if (s.subresource === undefined) next = this.allocated(t, next, old);
     const checked = checkObject(t, next, fieldValidationOf(s.query), false);
     next = checked.object;
     checkUpdate(t, next, old);
@@ -281,8 +297,14 @@ export class Api {
     const current = this.d.store.get(t.storageKey, s.namespace, s.name!);
     if (current?.metadata.resourceVersion !== old.metadata.resourceVersion) return 'changed';
     if (this.dryRun(s)) return { object: served(t, next), code: 200, warnings };
-    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
-      // The last finalizer is gone from an object being deleted: it goes now.
+    if (
+      next.metadata.deletionTimestamp &&
+      !next.metadata.finalizers?.length &&
+      (old.metadata.finalizers?.length ?? 0) > 0 &&
+      (next.metadata.deletionGracePeriodSeconds ?? 0) === 0
+    ) {
+      // The last finalizer is gone from an object being deleted: it goes now (a pod still in its
+      // grace period stays until the kubelet's final delete).
       const removed = this.d.store.remove(t.storageKey, s.namespace, s.name!)!;
       return { object: served(t, removed), code: 200, warnings };
     }

@@ -1,4 +1,5 @@
 import { validateWebhookConfiguration } from './admission.js';
+import { validateIngress, validateSecret, validateService } from './builtin-validation.js';
 import { builtinSchema } from './builtin-schemas.js';
 import * as p from './printers.js';
 import { builtinScale } from './scale.js';
@@ -86,6 +87,7 @@ export function builtinTypes(): ResourceType[] {
       categories: all,
       status: true,
       columns: p.serviceColumns,
+      validate: validateService,
     }),
     core({
       kind: 'Endpoints',
@@ -100,6 +102,7 @@ export function builtinTypes(): ResourceType[] {
       namespaced: true,
       fields: { type: p.field('type') },
       columns: p.secretColumns,
+      validate: validateSecret,
     }),
     core({
       kind: 'ConfigMap',
@@ -168,6 +171,7 @@ export function builtinTypes(): ResourceType[] {
       status: true,
       generation: true,
       columns: p.ingressColumns,
+      validate: validateIngress,
     }),
     builtin({
       group: 'networking.k8s.io',

@@ -6,9 +6,6 @@ import { isObject, type KubeObject } from './types.js';
  * serves (a subset: what clients and printers read back). Returns a new object.
  */
 export class Defaulter {
-  private nextIp = 1;
-  private nextNodePort = 30000;
-
   /** What a real server does on every write of some kinds (create and update). */
   normalize(t: ResourceType, obj: KubeObject): KubeObject {
     if (t.group === '' && t.kind === 'Secret' && isObject(obj.stringData)) {
@@ -50,32 +47,25 @@ export class Defaulter {
     return obj;
   }
 
-  /** ClusterIP from 10.96.0.0/12 and NodePorts from 30000-32767, as kube-apiserver's allocators do. */
+  /** Service defaults; cluster IPs and node ports come from the allocator (service-alloc.ts). */
   private service(obj: KubeObject): KubeObject {
     const spec: Record<string, unknown> = isObject(obj.spec) ? { ...obj.spec } : {};
     spec.type ??= 'ClusterIP';
     spec.sessionAffinity ??= 'None';
-    if (spec.type !== 'ExternalName' && spec.clusterIP === undefined) {
-      const n = this.nextIp++;
-      spec.clusterIP = `10.96.${(n >> 8) & 255}.${n & 255}`;
-    }
-    if (typeof spec.clusterIP === 'string' && spec.clusterIP !== '')
-      spec.clusterIPs ??= [spec.clusterIP];
+    if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
     if (spec.type !== 'ExternalName') {
       spec.ipFamilies ??= ['IPv4'];
       spec.ipFamilyPolicy ??= 'SingleStack';
       spec.internalTrafficPolicy ??= 'Cluster';
     }
-    const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
     if (Array.isArray(spec.ports)) {
       spec.ports = spec.ports.map((p: unknown) => {
         if (!isObject(p)) return p;
         const out: Record<string, unknown> = { protocol: 'TCP', ...p };
         out.targetPort ??= p.port;
-        if (nodePorts && out.nodePort === undefined) out.nodePort = this.nextNodePort++;
         return out;
       });
     }
-    return { ...obj, spec, status: { loadBalancer: {} } };
+    return { ...obj, spec, status: isObject(obj.status) ? obj.status : { loadBalancer: {} } };
   }
 }

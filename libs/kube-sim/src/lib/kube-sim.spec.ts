@@ -134,7 +134,10 @@ describe('CRUD', () => {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
       metadata: { name: 'i' },
-      spec: { ingressClassName: 'a' },
+      spec: {
+        ingressClassName: 'a',
+        defaultBackend: { service: { name: 's', port: { number: 80 } } },
+      },
       status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } },
     };
     const base = '/apis/networking.k8s.io/v1/namespaces/default/ingresses';

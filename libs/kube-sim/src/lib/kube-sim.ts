@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { KubeSimApplyError, KubeSimStartError } from '../kube-sim.errors.js';
 import { Admission } from './admission.js';
 import type { Scope } from './api-types.js';
+import { ServiceAllocator } from './service-alloc.js';
 import { Api } from './api.js';
 import { Control } from './control.js';
 import { Deleter } from './delete.js';
@@ -40,6 +41,11 @@ export interface KubeSimOptions {
   readonly bookmarkIntervalMs?: number;
   /** Manifest files (multi-document YAML) applied at start. */
   readonly manifests?: readonly string[];
+  /**
+   * Services' cluster IP range (default 10.96.0.0/12, kube-apiserver's). A loopback range such as
+   * 127.96.0.0/16 makes cluster IPs addresses node-sim can listen on.
+   */
+  readonly serviceCidr?: string;
 }
 
 const seedNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -76,6 +82,7 @@ export class KubeSim {
       registry: this.registry,
       admission: (r: Parameters<Admission['review']>[0]) => admission.review(r),
       now: () => Date.now(),
+      services: new ServiceAllocator(opts.serviceCidr),
     };
     this.api = new Api(deps);
     this.deleter = new Deleter(this.api, deps);

@@ -158,6 +158,15 @@ describe('faults, limits and lifecycles', () => {
       (await call('GET', '/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3Dnode-1'))
         .body.items,
     ).toHaveLength(1);
+    // The kubelet's status writes during the grace period keep it (it has no finalizers to lose).
+    const st = await call('PUT', '/api/v1/namespaces/default/pods/bound/status', {
+      ...g.body,
+      status: { phase: 'Running' },
+    });
+    expect(st.code).toBe(200);
+    expect((await call('GET', '/api/v1/namespaces/default/pods/bound')).body.status.phase).toBe(
+      'Running',
+    );
     await call('DELETE', '/api/v1/namespaces/default/pods/bound', { gracePeriodSeconds: 0 });
     expect((await call('GET', '/api/v1/namespaces/default/pods/bound')).code).toBe(404);
     await call('DELETE', '/api/v1/namespaces/default/pods/unbound');

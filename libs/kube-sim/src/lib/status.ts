@@ -116,7 +116,18 @@ export const errors = {
       `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${
         causes.length === 1 ? causes[0]!.message : `[${causes.map((c) => c.message).join(', ')}]`
       }`,
-      { name, group, kind, causes },
+      // A cause carries the field apart and the message without it, as metav1.StatusCause does
+      // (kubectl prints "<field>: <message>" for each).
+      {
+        name,
+        group,
+        kind,
+        causes: causes.map((c) =>
+          c.field && c.message.startsWith(`${c.field}: `)
+            ? { ...c, message: c.message.slice(c.field.length + 2) }
+            : c,
+        ),
+      },
     ),
   /** etcd refuses the write; the real API server passes that on as a bare 500 (kubernetes#112152). */
   etcdTooLarge: () => new ApiError(500, '', 'etcdserver: request is too large'),

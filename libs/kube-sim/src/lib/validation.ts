@@ -1,3 +1,4 @@
+import { nameRule } from './builtin-validation.js';
 import type { ResourceType } from './resource-type.js';
 import { applySchema, countCelRules } from './schema.js';
 import { ApiError, errors, type StatusCause } from './status.js';
@@ -24,24 +25,16 @@ export function fieldValidationOf(query: URLSearchParams): FieldValidation {
   throw errors.badRequest(`fieldValidation parameter unsupported: ${v}`);
 }
 
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 function nameCauses(t: ResourceType, obj: KubeObject): StatusCause[] {
   const name = obj.metadata.name ?? '';
-  const label = t.kind === 'Namespace' || t.kind === 'Service';
-  const ok = label
-    ? dns1123Label.test(name) && name.length <= 63
-    : dns1123Subdomain.test(name) && name.length <= 253;
-  if (ok || t.kind === 'Event') return [];
-  const what = label ? 'RFC 1123 label' : 'RFC 1123 subdomain';
-  return [
-    {
-      reason: 'FieldValueInvalid',
-      field: 'metadata.name',
-      message: `metadata.name: Invalid value: "${name}": a lowercase ${what} must consist of lower case alphanumeric characters, '-'${label ? '' : " or '.'"}, and must start and end with an alphanumeric character`,
-    },
-  ];
+  // Custom resources are named as DNS-1123 subdomains, like most built-in kinds.
+  const rule = nameRule(t.kind, t.crdName === undefined ? t.group : '');
+  if (rule === undefined) return [];
+  return rule(name).map((why) => ({
+    reason: 'FieldValueInvalid',
+    field: 'metadata.name',
+    message: `metadata.name: Invalid value: ${JSON.stringify(name)}: ${why}`,
+  }));
 }
 
 function sizeCauses(t: ResourceType, obj: KubeObject): StatusCause[] {

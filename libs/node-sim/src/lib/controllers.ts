@@ -229,6 +229,35 @@ export class Controllers {
     }
   }
 
+  /**
+   * The service load balancer (as k3s's): a LoadBalancer Service gets the node's address in
+   * `status.loadBalancer.ingress` (node-sim's proxy listens there on the Service's ports); a Service
+   * that stops being one has it removed.
+   */
+  async loadBalancers(nodeIP: string): Promise<void> {
+    for (const svc of this.watch.services.list()) {
+      if (svc.metadata?.deletionTimestamp != null) continue;
+      const want = svc.spec?.type === 'LoadBalancer' ? [{ ip: nodeIP }] : undefined;
+      const have = svc.status?.loadBalancer?.ingress;
+      if (want === undefined && (have === undefined || have.length === 0)) continue;
+      if (stableJson(want ?? []) === stableJson(have ?? [])) continue;
+      const body = {
+        ...svc,
+        status: { ...svc.status, loadBalancer: want === undefined ? {} : { ingress: want } },
+      };
+      await this.attempt(
+        `status of service ${svc.metadata?.name}`,
+        () =>
+          this.watch.core.replaceNamespacedServiceStatus({
+            name: svc.metadata!.name!,
+            namespace: svc.metadata!.namespace!,
+            body,
+          }),
+        [404],
+      );
+    }
+  }
+
   /** Deletes ReplicaSets and Pods whose controlling Deployment or ReplicaSet no longer exists. */
   async collectGarbage(): Promise<void> {
     const exists = (kind: string, ns: string, uid: string): boolean => {

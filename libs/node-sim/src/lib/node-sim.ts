@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,9 @@ import type { BackoffPolicy } from './container-runtime.js';
 import { Controllers } from './controllers.js';
 import { DEFAULT_IMAGE_TABLE, type ImageRule } from './image-table.js';
 import { Kubelet, type RunningPod } from './kubelet.js';
+import { NodeRegistration } from './node-object.js';
+import { planProxy } from './proxy-plan.js';
+import { ServiceProxy } from './service-proxy.js';
 import { NodeSimConfigError } from './node-sim.errors.js';
 import { killPid, markedProcesses } from './process-group.js';
 
@@ -20,6 +23,11 @@ export interface NodeSimOptions {
   readonly kubeconfigPath: string;
   /** The node name pods are bound to (default `node-sim`). */
   readonly nodeName?: string;
+  /**
+   * The node's InternalIP: node ports and LoadBalancer ports are served there (default: a random
+   * loopback address in 127.0.20.1 – 127.0.23.254, so node-sims side by side do not collide).
+   */
+  readonly nodeIP?: string;
   /** Pod address range, inclusive (default 127.0.10.1 – 127.0.19.254). */
   readonly addressRange?: { readonly first: string; readonly last: string };
   /** Where pod folders go (default: a fresh temp folder, removed on stop). */
@@ -35,6 +43,11 @@ export interface NodeSimOptions {
   /** Upper bound on grace periods when node-sim itself stops (default 10 s). */
   readonly maxShutdownGraceSeconds?: number;
   readonly log?: (line: string) => void;
+}
+
+/** A loopback address for the node, 127.0.20.1 – 127.0.23.254 (never .0 or .255). */
+export function defaultNodeIP(): string {
+  return `127.0.${20 + randomInt(4)}.${1 + randomInt(254)}`;
 }
 
 /** Environment variable set on every process node-sim starts: its instance id (a stray sweep finds them by it). */
@@ -62,9 +75,15 @@ export class NodeSim {
   private timer: NodeJS.Timeout | undefined;
   private resync: NodeJS.Timeout | undefined;
 
+  private readonly proxy: ServiceProxy;
+  private registration: NodeRegistration | undefined;
+
   private constructor(
     /** Marks every process this node-sim starts (environment {@link NODE_SIM_MARKER_ENV}). */
     readonly instanceId: string,
+    /** The Node's InternalIP, where node ports are served. */
+    readonly nodeIP: string,
+    readonly nodeName: string,
     private readonly watch: ClusterWatch,
     private readonly kubelet: Kubelet,
     private readonly controllers: Controllers,
@@ -74,6 +93,7 @@ export class NodeSim {
     log: (line: string) => void,
   ) {
     this.log = log;
+    this.proxy = new ServiceProxy(log);
   }
 
   /** Connects, waits for the initial lists, and starts reconciling. */
@@ -86,6 +106,9 @@ export class NodeSim {
     const pool = new AddressPool(options.addressRange?.first, options.addressRange?.last);
     const rootDir = options.rootDir ?? (await mkdtemp(join(tmpdir(), 'hns-')));
     const nodeName = options.nodeName ?? 'node-sim';
+    const nodeIP = options.nodeIP ?? defaultNodeIP();
+    if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(nodeIP))
+      throw new NodeSimConfigError(`node IP ${nodeIP} must be a loopback address (127.0.0.0/8)`);
     const self: { sim?: NodeSim } = {};
     const markDirty = (): void => self.sim?.markDirty();
     const watch = new ClusterWatch(kc, markDirty, log);
@@ -95,7 +118,7 @@ export class NodeSim {
       pool,
       rootDir,
       {
-        hostIP: '127.0.0.1',
+        hostIP: nodeIP,
         nodeName,
         hapticCommand: options.hapticCommand ?? defaultHapticCommand(),
         imageTable: [...(options.extraImageRules ?? []), ...DEFAULT_IMAGE_TABLE],
@@ -117,6 +140,8 @@ export class NodeSim {
     });
     const sim = new NodeSim(
       instanceId,
+      nodeIP,
+      nodeName,
       watch,
       kubelet,
       controllers,
@@ -127,6 +152,8 @@ export class NodeSim {
     );
     self.sim = sim;
     await watch.start();
+    sim.registration = new NodeRegistration(watch.core, nodeName, nodeIP, log);
+    await sim.registration.register();
     sim.markDirty();
     // A periodic resync, like the kubelet's: retries that no watch event would trigger.
     sim.resync = setInterval(() => sim.markDirty(), 5000);
@@ -157,11 +184,20 @@ export class NodeSim {
         await this.controllers.replicaSets();
         await this.kubelet.sync();
         await this.controllers.endpointSlices(this.kubelet.endpoints());
+        await this.controllers.loadBalancers(this.nodeIP);
+        await this.proxy.sync(
+          planProxy(this.watch.services.list(), this.watch.slices.list(), this.nodeIP),
+        );
       } catch (e) {
         this.log(`reconcile failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         setTimeout(() => this.markDirty(), 500).unref();
       }
     }
+  }
+
+  /** Addresses node-sim's proxy listens on now (`ip:port`). */
+  proxyListening(): string[] {
+    return this.proxy.listening();
   }
 
   /** The pods running here, with addresses and process ids. */
@@ -178,6 +214,8 @@ export class NodeSim {
     await this.watch.stop();
     await this.passing?.catch(() => undefined);
     await this.kubelet.stopAll(this.options.maxShutdownGraceSeconds ?? 10);
+    await this.proxy.stop();
+    await this.registration?.unregister();
     // Anything that left its process group (a daemonised child) still carries the marker.
     for (const pid of markedProcesses(NODE_SIM_MARKER_ENV, this.instanceId)) {
       this.log(`killing stray process ${pid}`);

@@ -8,6 +8,7 @@ import type { CliCommand } from '../command.js';
 interface NodeSimFlags {
   kubeconfig: string;
   nodeName: string;
+  nodeIp?: string;
   addressRange?: string;
   rootDir?: string;
   imageTable?: string;
@@ -51,6 +52,7 @@ function toOptions(
     kubeconfigPath: flags.kubeconfig,
     nodeName: flags.nodeName,
     log,
+    ...(flags.nodeIp === undefined ? {} : { nodeIP: flags.nodeIp }),
     ...(addressRange === undefined ? {} : { addressRange }),
     ...(flags.rootDir === undefined ? {} : { rootDir: flags.rootDir }),
     ...(flags.imageTable === undefined
@@ -86,6 +88,10 @@ export const nodeSimCommand: CliCommand = {
         'kubeconfig of the API server to watch (e.g. kube-sim)',
       )
       .option('--node-name <name>', 'node name pods are bound to', 'node-sim')
+      .option(
+        '--node-ip <ip>',
+        "the Node's InternalIP, where node ports listen (default: a random one in 127.0.20.1-127.0.23.254)",
+      )
       .option('--address-range <first-last>', 'pod addresses (default 127.0.10.1-127.0.19.254)')
       .option(
         '--root-dir <dir>',
@@ -113,13 +119,14 @@ export const nodeSimCommand: CliCommand = {
         const ready = {
           ready: true,
           node: flags.nodeName,
+          nodeIP: sim.nodeIP,
           instance: sim.instanceId,
           pid: process.pid,
         };
         io.out(
           flags.output === 'json'
             ? JSON.stringify(ready)
-            : `node-sim ready: node ${ready.node}, instance ${ready.instance}`,
+            : `node-sim ready: node ${ready.node} (${ready.nodeIP}), instance ${ready.instance}`,
         );
         await stopped;
         await sim.stop();
