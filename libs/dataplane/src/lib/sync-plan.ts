@@ -78,7 +78,7 @@ export function planSync(pod: PodFiles, want: RenderedOutputs, caps: PodCapabili
 
   for (const [name, content] of sorted(want.maps)) {
     const had = pod.maps[name];
-    if (had === content) continue;
+    if (had !== undefined && sameMap(had, content)) continue;
     writes.push({ kind: 'maps', name, content, exists: had !== undefined });
     // a map file seen for the first time is read by HAProxy on the reload its reference causes
     if (had === undefined) continue;
@@ -115,7 +115,7 @@ export function planSync(pod: PodFiles, want: RenderedOutputs, caps: PodCapabili
   const general = { ...want.files, ...want.crtLists };
   for (const [name, content] of sorted(general)) {
     const had = pod.general[name];
-    if (had === content) continue;
+    if (had !== undefined && sameMap(had, content)) continue;
     writes.push({ kind: 'general', name, content, exists: had !== undefined });
     if (had === undefined) continue;
     if (name in want.crtLists && caps.runtimeCerts) {
@@ -209,4 +209,14 @@ export function planOperations(plan: SyncPlan): SyncOperation[] {
   if (plan.configChanged && plan.reload.length === 0 && ops.length === 0)
     ops.push({ kind: 'config.text', target: 'haproxy.cfg', runtime: true });
   return ops;
+}
+
+/**
+ * Two map files HAProxy reads alike: the same entries in the same order (blank lines and comments
+ * aside — a pod may hold the text as its runtime wrote it back, without them).
+ */
+function sameMap(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [x, y] = [parseMapFile(a), parseMapFile(b)];
+  return x.length === y.length && x.every((e, i) => e.key === y[i]!.key && e.value === y[i]!.value);
 }
