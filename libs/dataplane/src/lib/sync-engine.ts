@@ -126,13 +126,35 @@ async function execute(
   // storage first, never reloading: what HAProxy reads on any later reload
   for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
   if (plan.reload.length === 0) {
-    await applyRuntime(client, plan);
+    try {
+      await applyRuntime(client, plan);
+    } catch (e) {
+      // Storage already holds the target, so a retry would find nothing to do while HAProxy
+      // still runs the old state: reload instead, which makes HAProxy read what is stored.
+      if (e instanceof DataplaneVersionConflictError) throw e;
+      const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
+      const reloaded = operations.map((o) => ({ ...o, runtime: false }));
+      return reloadFromStorage(client, plan, want, version, opts, reloaded, [reason]);
+    }
     let v = version;
     if (plan.configChanged)
       v = (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version;
     await deleteStale(client, plan);
     return { reloaded: false, reloadId: null, operations, reloadReasons, version: v };
   }
+  return reloadFromStorage(client, plan, want, version, opts, operations, reloadReasons);
+}
+
+/** Pushes the configuration (or rewrites a stored file) so that the API reloads, and waits for it. */
+async function reloadFromStorage(
+  client: DataplaneClient,
+  plan: SyncPlan,
+  want: RenderedOutputs,
+  version: number,
+  opts: SyncOptions,
+  operations: readonly SyncOperation[],
+  reloadReasons: readonly string[],
+): Promise<SyncResult> {
   let reloadId: string | undefined;
   let v = version;
   if (plan.configChanged) {
@@ -167,7 +189,7 @@ async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Promise<vo
   for (const d of plan.crtListDels) {
     await client.send('DELETE', 'runtime/ssl_crt_lists/entries', {
       // by certificate only: the running list's line numbers drift from the stored file's
-      query: { name: d.list, cert_file: d.file },
+      query: { name: d.list, cert_file: await runtimeCertName(client, d.file) },
     });
   }
   for (const a of plan.crtListAdds) {
@@ -176,7 +198,7 @@ async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Promise<vo
     await client.send('POST', 'runtime/ssl_crt_lists/entries', {
       query: { name: a.list },
       json: {
-        file: e.file,
+        file: await runtimeCertName(client, e.file),
         ...(e.ssl_bind_config ? { ssl_bind_config: e.ssl_bind_config } : {}),
         ...(e.sni_filter ? { sni_filter: e.sni_filter } : {}),
       },
@@ -219,6 +241,24 @@ async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Promise<vo
         // a certificate HAProxy never loaded (only stored) has nothing to remove at runtime
         if (!(e instanceof DataplaneRequestError && e.status === 404)) throw e;
       });
+  }
+}
+
+/**
+ * The name HAProxy knows a certificate by, for a crt-list line naming `file`. A certificate made
+ * at runtime is named by the API after its storage path (e.g. `/etc/haproxy/ssl/a.pem`), which
+ * may be written differently in the configuration (`ssl/a.pem`, relative to HAProxy's working
+ * directory); `add ssl crt-list` only finds a certificate by its exact name. Unknown: `file`.
+ */
+async function runtimeCertName(client: DataplaneClient, file: string): Promise<string> {
+  const base = file.split('/').pop() ?? file;
+  try {
+    const r = await client.send('GET', `runtime/ssl_certs/${encodeURIComponent(base)}`);
+    const named = (JSON.parse(r.body) as { file?: unknown }).file;
+    return typeof named === 'string' && named.split('/').pop() === base ? named : file;
+  } catch (e) {
+    if (e instanceof DataplaneRequestError && e.status === 404) return file;
+    throw e;
   }
 }
 

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { DataplaneRequestError } from '../dataplane.errors.js';
+import type { DataplaneClient, StorageKind } from './client.js';
+import { syncPod } from './sync-engine.js';
+
+const config = 'global\n  log stdout format raw local0\ndefaults\n  mode http\n';
+
+interface Call {
+  readonly method: string;
+  readonly path: string;
+  readonly json?: unknown;
+  readonly query?: Record<string, string> | undefined;
+}
+
+/**
+ * A Dataplane API in memory, as far as the engine uses it: storage by kind, runtime calls
+ * recorded; `runtimeNames` are the names the API gave certificates it made at runtime (the real
+ * API names them by their storage path); `fail` answers one runtime path with an HTTP error.
+ */
+function fakeApi(opts: {
+  storage: Record<StorageKind, Record<string, string>>;
+  runtimeNames?: Record<string, string>;
+  fail?: { path: string; status: number };
+}) {
+  const calls: Call[] = [];
+  const reloads: string[] = [];
+  const client = {
+    apiVersion: () => Promise.resolve([3, 2] as const),
+    haproxyVersion: () => Promise.resolve([3, 0] as const),
+    getRaw: () => Promise.resolve({ text: config, version: 1 }),
+    pushRaw: (_text: string, o: { skipReload?: boolean }) => {
+      if (!o.skipReload) reloads.push('config');
+      return Promise.resolve({ version: 2, reloadId: o.skipReload ? undefined : 'r1' });
+    },
+    listStorage: (kind: StorageKind) =>
+      Promise.resolve(Object.keys(opts.storage[kind]).map((storage_name) => ({ storage_name }))),
+    readStorage: (kind: StorageKind, name: string) => Promise.resolve(opts.storage[kind][name]),
+    writeStorage: (kind: StorageKind, name: string, content: string) => {
+      opts.storage[kind][name] = content;
+      return Promise.resolve();
+    },
+    writeStorageReloading: (kind: StorageKind, name: string, content: string) => {
+      opts.storage[kind][name] = content;
+      reloads.push(`${kind}/${name}`);
+      return Promise.resolve('r1');
+    },
+    deleteStorage: (kind: StorageKind, name: string) => {
+      delete opts.storage[kind][name];
+      return Promise.resolve();
+    },
+    reload: () => Promise.resolve({ id: 'r1', status: 'succeeded' }),
+    send: (
+      method: string,
+      path: string,
+      o: { json?: unknown; query?: Record<string, string> } = {},
+    ) => {
+      calls.push({ method, path, json: o.json, query: o.query });
+      if (opts.fail && path === opts.fail.path)
+        return Promise.reject(
+          new DataplaneRequestError(`${method} ${path}: refused`, opts.fail.status),
+        );
+      if (method === 'GET' && path.startsWith('runtime/ssl_certs/')) {
+        const base = decodeURIComponent(path.slice('runtime/ssl_certs/'.length));
+        const file = opts.runtimeNames?.[base];
+        if (file === undefined) return Promise.reject(new DataplaneRequestError('not found', 404));
+        const body = JSON.stringify({ storage_name: base, file });
+        return Promise.resolve({ status: 200, body, headers: {} });
+      }
+      return Promise.resolve({ status: 200, body: '', headers: {} });
+    },
+  };
+  return { client: client as unknown as DataplaneClient, calls, reloads };
+}
+
+const want = (over: {
+  maps?: Record<string, string>;
+  certs?: Record<string, string>;
+  crt?: string;
+}) => ({
+  haproxyConfig: config,
+  maps: over.maps ?? {},
+  files: {},
+  sslCertificates: over.certs ?? {},
+  crtLists: over.crt === undefined ? {} : { 'ingress.crtlist': over.crt },
+});
+
+describe('syncPod: runtime steps', () => {
+  it('names a new certificate in its crt-list line as the API named it at runtime', async () => {
+    const api = fakeApi({
+      storage: {
+        maps: {},
+        ssl_certificates: {},
+        general: { 'ingress.crtlist': 'ssl/a.pem a.example\n' },
+      },
+      runtimeNames: { 'a.pem': 'ssl/a.pem', 'b.pem': '/etc/haproxy/ssl/b.pem' },
+    });
+    const r = await syncPod(
+      api.client,
+      want({
+        certs: { 'b.pem': 'new certificate' },
+        crt: 'ssl/a.pem a.example\nssl/b.pem b.example\n',
+      }),
+    );
+    expect(r.reloaded).toBe(false);
+    const add = api.calls.find(
+      (c) => c.method === 'POST' && c.path === 'runtime/ssl_crt_lists/entries',
+    );
+    // the configuration writes ssl/b.pem (relative to HAProxy's directory); HAProxy only finds
+    // the certificate by the name it was made with
+    expect(add?.json).toEqual({ file: '/etc/haproxy/ssl/b.pem', sni_filter: ['b.example'] });
+    expect(api.reloads).toEqual([]);
+  });
+
+  it('keeps the line as written when the API knows no such certificate', async () => {
+    const api = fakeApi({
+      storage: { maps: {}, ssl_certificates: {}, general: { 'ingress.crtlist': '' } },
+    });
+    await syncPod(api.client, want({ crt: 'ssl/c.pem\n' }));
+    const add = api.calls.find((c) => c.path === 'runtime/ssl_crt_lists/entries');
+    expect(add?.json).toEqual({ file: 'ssl/c.pem' });
+  });
+
+  it('reloads from storage when a runtime step fails (a retry would find storage already current)', async () => {
+    const api = fakeApi({
+      storage: { maps: { 'hosts.map': 'a.example be_a\n' }, ssl_certificates: {}, general: {} },
+      fail: { path: 'runtime/maps/hosts.map', status: 400 },
+    });
+    const r = await syncPod(
+      api.client,
+      want({ maps: { 'hosts.map': 'a.example be_a\nb.example be_b\n' } }),
+    );
+    expect(r.reloaded).toBe(true);
+    expect(r.reloadReasons).toEqual(['runtime: PUT runtime/maps/hosts.map: refused']);
+    expect(r.operations.every((o) => !o.runtime)).toBe(true);
+    expect(api.reloads).toEqual(['maps/hosts.map']);
+    // a second sync has nothing left to do
+    const again = await syncPod(
+      api.client,
+      want({ maps: { 'hosts.map': 'a.example be_a\nb.example be_b\n' } }),
+    );
+    expect(again.operations).toEqual([]);
+  });
+});
