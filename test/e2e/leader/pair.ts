@@ -44,7 +44,7 @@ const HOSTS_MAP = `{%- for ing in resources.ingresses %}{% for rule in ing.spec.
 `;
 
 /** Whether `port` can be bound on `address` right now. */
-function freeOn(address: string, port: number): Promise<boolean> {
+export function freeOn(address: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createServer();
     s.once('error', () => resolve(false));
@@ -84,9 +84,10 @@ export class LeaderBed {
   private constructor(
     readonly dir: string,
     readonly sim: KubeSim,
-    readonly agents: readonly RunningAgent[],
+    readonly agents: RunningAgent[],
     readonly echo: RunningEcho,
     readonly httpPort: number,
+    private readonly haproxyBin: string,
   ) {}
 
   static async start(haproxyBin: string): Promise<LeaderBed> {
@@ -121,7 +122,7 @@ export class LeaderBed {
     }
     let httpPort = await freePort(addresses[0]);
     while (!(await freeOn(addresses[1]!, httpPort))) httpPort = await freePort(addresses[0]);
-    const bed = new LeaderBed(dir, sim, agents, echo, httpPort);
+    const bed = new LeaderBed(dir, sim, agents, echo, httpPort, haproxyBin);
     await bed.seed();
     bed.watchLeases();
     return bed;
@@ -250,30 +251,64 @@ export class LeaderBed {
     run().catch(() => undefined);
   }
 
-  /** Starts a replica under a new name with its own token. */
-  async startReplica(): Promise<Replica> {
+  /** Kills agent `i`'s HAProxy (SIGKILL to its process group); the agent's watchdog restarts it. */
+  async killHaproxy(i: number): Promise<void> {
+    const pid = this.agents[i]!.context.haproxy.pid;
+    if (pid <= 0) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      process.kill(pid, 'SIGKILL');
+    }
+    await eventually(`HAProxy ${pid} to exit`, () => (isAlive(pid) ? undefined : true));
+  }
+
+  /**
+   * Restarts agent `i` (an agent crash): the old one stops without its HAProxy, the new one,
+   * on the same address, port and directory, adopts the running HAProxy.
+   */
+  async restartAgent(i: number): Promise<RunningAgent> {
+    const old = this.agents[i]!;
+    await old.close({ keepHaproxy: true });
+    const agent = await startAgent({
+      configDir: join(this.dir, `haproxy-${i}`),
+      port: old.port,
+      address: old.address,
+      credentials: { kind: 'password-file', username: 'admin', file: join(this.dir, 'dp.pw') },
+      reloadDelayMs: 20,
+      haproxyBin: this.haproxyBin,
+    });
+    this.agents[i] = agent;
+    return agent;
+  }
+
+  /** Starts a replica under a new name with its own token (`env` for its process). */
+  async startReplica(env: NodeJS.ProcessEnv = {}): Promise<Replica> {
     const name = `ctl-${++this.counter}`;
     const token = `token-${name}`;
     const client = await this.sim.addClient(token);
-    const proc = haptic([
-      'run',
-      '--kubeconfig',
-      client.kubeconfigPath,
-      '-n',
-      'haptic',
-      '-c',
-      'haptic',
-      '--address',
-      '127.0.0.1',
-      '--health-port',
-      '0',
-      '--metrics-port',
-      '0',
-      '--log-level',
-      'warn',
-      '--identity',
-      name,
-    ]);
+    const proc = haptic(
+      [
+        'run',
+        '--kubeconfig',
+        client.kubeconfigPath,
+        '-n',
+        'haptic',
+        '-c',
+        'haptic',
+        '--address',
+        '127.0.0.1',
+        '--health-port',
+        '0',
+        '--metrics-port',
+        '0',
+        '--log-level',
+        'warn',
+        '--identity',
+        name,
+      ],
+      env,
+    );
     const healthPort = () =>
       eventually(
         `${name} to print its ports`,
@@ -392,6 +427,15 @@ export class LeaderBed {
     await this.echo.close();
     await this.sim.stop();
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

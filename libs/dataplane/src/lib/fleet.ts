@@ -77,6 +77,8 @@ interface PodState {
   forceCheck: boolean;
   needsReadBack: boolean;
   failures: number;
+  /** A deployment wrote to the pod and did not finish: the next one reloads (SyncOptions.recover). */
+  partial: boolean;
   /** A kick arrived while the loop was finishing: look again. */
   rekick: boolean;
 }
@@ -153,6 +155,7 @@ export class Fleet {
         forceCheck: true,
         needsReadBack: true,
         failures: 0,
+        partial: false,
         rekick: false,
       });
     }
@@ -313,10 +316,13 @@ export class Fleet {
     const options: SyncOptions = {
       reloadTimeoutMs: this.opts.timeoutMs,
       beforeReload: () => this.reloadGate(s),
+      recover: s.partial,
+      onFirstWrite: () => (s.partial = true),
     };
     try {
       const outcome = await this.withCredentials(s, (c) => deploy(c, render, options));
       s.deployedHash = render.hash;
+      s.partial = false;
       s.failures = 0;
       s.lastError = undefined;
       s.lastDeployAt = this.now();

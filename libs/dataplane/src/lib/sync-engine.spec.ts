@@ -140,4 +140,18 @@ describe('syncPod: runtime steps', () => {
     );
     expect(again.operations).toEqual([]);
   });
+
+  it('reloads once after a deployment that stopped part-way, even when storage is current', async () => {
+    const api = fakeApi({
+      storage: { maps: { 'hosts.map': 'a.example be_a\n' }, ssl_certificates: {}, general: {} },
+    });
+    const same = want({ maps: { 'hosts.map': 'a.example be_a\n' } });
+    expect((await syncPod(api.client, same)).reloaded).toBe(false);
+    let wrote = 0;
+    const r = await syncPod(api.client, same, { recover: true, onFirstWrite: () => wrote++ });
+    expect(r.reloaded).toBe(true);
+    expect(r.reloadReasons[0]).toMatch(/^recover: /);
+    expect(api.reloads).toEqual(['config']);
+    expect(wrote).toBe(1);
+  });
 });

@@ -25,6 +25,14 @@ export interface SyncOptions {
    * afterwards, as it may have changed while waiting.
    */
   readonly beforeReload?: (reasons: readonly string[]) => Promise<void>;
+  /** Called once, before the engine first writes anything to the pod. */
+  readonly onFirstWrite?: () => void;
+  /**
+   * The last deployment to this pod stopped after writing (the agent or the network went away):
+   * HAProxy may run other than what is stored, which no plan can see. This one reloads, so that
+   * HAProxy reads what is stored.
+   */
+  readonly recover?: boolean;
 }
 
 /** The result of one deployment to one pod (`haptic sync -o json` prints it). */
@@ -121,8 +129,16 @@ async function execute(
 ): Promise<SyncResult> {
   const operations = planOperations(plan);
   const reloadReasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
+  if (opts.recover && plan.reload.length === 0) {
+    opts.onFirstWrite?.();
+    for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+    const reason = 'recover: the last deployment to this pod stopped part-way';
+    const all = operations.map((o) => ({ ...o, runtime: false }));
+    return reloadFromStorage(client, plan, want, version, opts, all, [reason], true);
+  }
   if (operations.length === 0 && !plan.configChanged)
     return { reloaded: false, reloadId: null, operations: [], reloadReasons, version };
+  opts.onFirstWrite?.();
   // storage first, never reloading: what HAProxy reads on any later reload
   for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
   if (plan.reload.length === 0) {
@@ -154,10 +170,11 @@ async function reloadFromStorage(
   opts: SyncOptions,
   operations: readonly SyncOperation[],
   reloadReasons: readonly string[],
+  pushAnyway = false,
 ): Promise<SyncResult> {
   let reloadId: string | undefined;
   let v = version;
-  if (plan.configChanged) {
+  if (plan.configChanged || (pushAnyway && plan.writes.length === 0)) {
     const pushed = await client.pushRaw(want.haproxyConfig, { version });
     v = pushed.version;
     reloadId = pushed.reloadId;
