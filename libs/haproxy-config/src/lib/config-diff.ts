@@ -64,13 +64,28 @@ const same = (a: readonly Directive[], b: readonly Directive[]) =>
   a.length === b.length && a.every((d, i) => d.join('\u0000') === (b[i] ?? []).join('\u0000'));
 const isServer = (d: Directive) => d[0] === 'server';
 
+/**
+ * Section keys, a repeated one numbered by occurrence (`defaults`, `defaults #2`): unnamed
+ * `defaults` sections may repeat, and a repeated name must be compared with its own occurrence.
+ */
+function occurrenceKeys(sections: readonly ConfigSectionModel[]): string[] {
+  const seen = new Map<string, number>();
+  return sections.map((s) => {
+    const k = key(s);
+    const n = (seen.get(k) ?? 0) + 1;
+    seen.set(k, n);
+    return n === 1 ? k : `${k} #${n}`;
+  });
+}
+
 /** Compares two configurations section by section; servers inside backends in detail. */
 export function diffConfig(from: HaproxyConfigModel, to: HaproxyConfigModel): ConfigDiff {
   const runtime: RuntimeChange[] = [];
   const structural: StructuralChange[] = [];
-  const before = new Map(from.sections.map((s) => [key(s), s]));
-  const afterKeys = to.sections.map(key);
-  if (from.sections.map(key).join('\n') !== afterKeys.join('\n')) {
+  const fromKeys = occurrenceKeys(from.sections);
+  const before = new Map(from.sections.map((s, i) => [fromKeys[i]!, s]));
+  const afterKeys = occurrenceKeys(to.sections);
+  if (fromKeys.join('\n') !== afterKeys.join('\n')) {
     const added = afterKeys.filter((k) => !before.has(k));
     const removed = [...before.keys()].filter((k) => !afterKeys.includes(k));
     for (const k of added) structural.push({ section: k, reason: 'section added' });
@@ -78,8 +93,8 @@ export function diffConfig(from: HaproxyConfigModel, to: HaproxyConfigModel): Co
     if (added.length === 0 && removed.length === 0)
       structural.push({ section: '', reason: 'sections reordered' });
   }
-  for (const s of to.sections) {
-    const old = before.get(key(s));
+  for (const [i, s] of to.sections.entries()) {
+    const old = before.get(afterKeys[i]!);
     if (!old) continue;
     if (
       !same(

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffConfig, isEmptyDiff } from './config-diff.js';
+import {
+  diffConfig,
+  isEmptyDiff,
+  serverSpec,
+  type ConfigDiff,
+  type ServerSpec,
+} from './config-diff.js';
 import { parseConfig, printConfig, type HaproxyConfigModel } from './config-model.js';
 
 const BASE = `# _version=7
@@ -123,6 +129,17 @@ const model: fc.Arbitrary<HaproxyConfigModel> = fc
     ],
   }));
 
+describe('diffConfig: repeated sections', () => {
+  it('compares each occurrence of a repeated section with its own (two defaults sections)', () => {
+    const two = 'defaults\n  mode http\ndefaults\n  mode tcp\nfrontend a\n  bind :80\n';
+    expect(diff(two, two)).toEqual({ runtime: [], structural: [] });
+    const changed = two.replace('mode tcp', 'mode http');
+    expect(diff(two, changed).structural).toEqual([
+      { section: 'defaults', reason: 'directives changed' },
+    ]);
+  });
+});
+
 describe('properties', () => {
   it('parse∘print is the identity on the model', () => {
     fc.assert(
@@ -132,6 +149,104 @@ describe('properties', () => {
     );
   });
   it('the diff of a configuration with itself is empty', () => {
-    fc.assert(fc.property(model, (m) => isEmptyDiff(diffConfig(m, parseConfig(printConfig(m))))));
+    fc.assert(
+      fc.property(model, (m) => isEmptyDiff(diffConfig(m, parseConfig(printConfig(m))))),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+/** Applies runtime changes to a model as HAProxy's runtime API would (set/add/del server). */
+function applyRuntime(m: HaproxyConfigModel, changes: ConfigDiff['runtime']): HaproxyConfigModel {
+  const line = (s: ServerSpec): string[] => [
+    'server',
+    s.name,
+    s.port === undefined ? s.address : `${s.address}:${s.port}`,
+    ...s.params,
+    ...(s.weight === undefined ? [] : ['weight', String(s.weight)]),
+    ...(s.maint ? ['disabled'] : []),
+  ];
+  const sections = m.sections.map((sec) => ({ ...sec, directives: [...sec.directives] }));
+  for (const c of changes) {
+    const sec = sections.find((s) => s.type === 'backend' && s.name === c.backend)!;
+    const at = (name: string) =>
+      sec.directives.findIndex((d) => d[0] === 'server' && d[1] === name);
+    if (c.kind === 'server.add') sec.directives.push(line(c.spec));
+    else if (c.kind === 'server.del') sec.directives.splice(at(c.server), 1);
+    else {
+      const i = at(c.server);
+      const was = serverSpec(sec.directives[i]!);
+      sec.directives[i] = line({
+        ...was,
+        ...(c.address !== undefined ? { address: c.address, port: c.port } : {}),
+        ...(c.weight !== undefined ? { weight: c.weight } : {}),
+        ...(c.maint !== undefined ? { maint: c.maint } : {}),
+      });
+    }
+  }
+  return { sections };
+}
+
+const serverLine = fc
+  .record({
+    n: fc.integer({ min: 0, max: 5 }),
+    ip: fc.integer({ min: 1, max: 9 }),
+    port: fc.integer({ min: 1, max: 3 }),
+    weight: fc.integer({ min: 0, max: 3 }),
+    maint: fc.boolean(),
+    check: fc.boolean(),
+  })
+  .map((s) => [
+    'server',
+    `s${s.n}`,
+    `10.0.0.${s.ip}:${8080 + s.port}`,
+    ...(s.check ? ['check'] : []),
+    'weight',
+    String(s.weight),
+    ...(s.maint ? ['disabled'] : []),
+  ]);
+const servers = fc
+  .array(serverLine, { maxLength: 5 })
+  .map((ds) => ds.filter((d, i) => ds.findIndex((x) => x[1] === d[1]) === i));
+const backendPair = fc.record({
+  balance: fc.constantFrom('roundrobin', 'leastconn', 'source'),
+  before: servers,
+  after: servers,
+});
+const withBackends = (bs: { balance: string; servers: string[][] }[]): HaproxyConfigModel => ({
+  sections: [
+    { type: 'global', name: '', directives: [['log', 'stderr', 'local0']] },
+    ...bs.map((b, i) => ({
+      type: 'backend',
+      name: `be${i}`,
+      directives: [['balance', b.balance], ...b.servers],
+    })),
+  ],
+});
+
+describe('properties: applying a diff', () => {
+  it('the runtime changes of a diff, applied to the source, yield the target', () => {
+    fc.assert(
+      fc.property(fc.array(backendPair, { minLength: 1, maxLength: 3 }), (pairs) => {
+        const from = withBackends(pairs.map((p) => ({ balance: p.balance, servers: p.before })));
+        const to = withBackends(pairs.map((p) => ({ balance: p.balance, servers: p.after })));
+        const d = diffConfig(from, to);
+        if (d.structural.length > 0) return; // a reload applies the target as a whole
+        const applied = applyRuntime(from, d.runtime);
+        expect(diffConfig(applied, to)).toEqual({ runtime: [], structural: [] });
+        expect(printConfig(applied).split('\n').sort()).toEqual(printConfig(to).split('\n').sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('a diff with no runtime and no structural change means the same servers', () => {
+    fc.assert(
+      fc.property(fc.array(backendPair, { minLength: 1, maxLength: 3 }), (pairs) => {
+        const from = withBackends(pairs.map((p) => ({ balance: p.balance, servers: p.before })));
+        const to = withBackends(pairs.map((p) => ({ balance: p.balance, servers: p.after })));
+        if (!isEmptyDiff(diffConfig(from, to))) return;
+        expect(printConfig(from).split('\n').sort()).toEqual(printConfig(to).split('\n').sort());
+      }),
+    );
   });
 });

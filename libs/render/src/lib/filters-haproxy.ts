@@ -46,6 +46,8 @@ export function regexEscape(input: unknown): string {
 export function haproxyRegex(this: FilterThis, input: unknown): string {
   const v = text(input);
   noControl(this.context, 'haproxy_regex', v);
+  // an empty pattern would leave no word at all: the line would lose an argument
+  if (v === '') invalid(this.context, 'haproxy_regex', v, 'is empty');
   return regexEscape(v).replace(/[\\ #"']/g, '\\$&');
 }
 
