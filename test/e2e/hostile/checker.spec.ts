@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,10 +35,27 @@ describe('haproxy -c never runs code from an untrusted snippet', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const marker = () => join(dir, 'ran');
+  /** A Lua file that, if HAProxy ever loaded it (haproxy -c runs a loaded file's body), leaves the marker. */
+  const luaFile = () => {
+    const f = join(dir, 'evil.lua');
+    writeFileSync(
+      f,
+      `local f = io.open(${JSON.stringify(marker())}, "w")\nf:write("ran")\nf:close()\n`,
+    );
+    return f;
+  };
   const snippets: Record<string, () => string> = {
     'external-check': () => `option external-check\nexternal-check command /bin/touch ${marker()}`,
     lua: () => 'http-request lua.evil',
     'filter-config': () => `filter spoe engine x config ${marker()}`,
+    // a second global section (HAProxy allows several) loading Lua
+    'lua-load': () => `global\n  lua-load ${luaFile()}`,
+    'lua-load-per-thread': () => `global\n  lua-load-per-thread ${luaFile()}`,
+    program: () => `program evil\n  command /bin/touch ${marker()}`,
+    // files outside the rendered tree: an error page and a returned file read from the host
+    'errorfile outside the tree': () => `errorfile 503 /etc/passwd`,
+    'return file outside the tree': () =>
+      `http-request return status 200 content-type text/plain file /etc/passwd`,
   };
 
   it.each(Object.keys(snippets))('refuses a %s snippet before haproxy -c runs', async (id) => {
@@ -62,8 +79,9 @@ describe('haproxy -c never runs code from an untrusted snippet', () => {
     });
     expect(result.valid).toBe(false);
     expect(result.haproxy.ran).toBe(false);
-    expect(result.problems.map(formatProblem).join('\n')).toContain(`refused`);
-    expect(result.problems.map(formatProblem).join('\n'), id).toMatch(/external-check|lua|filter/);
+    const why = result.problems.map(formatProblem).join('\n');
+    expect(why, id).toMatch(/refused|not (a file|in|one of)|outside|unknown|does not exist/i);
+    expect(why, id).toMatch(/external-check|lua|filter|program|\/etc\/passwd/);
     expect(existsSync(marker())).toBe(false);
   });
 });

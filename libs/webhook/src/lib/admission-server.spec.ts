@@ -1,5 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
@@ -79,6 +80,26 @@ describe('admission server', () => {
   it('answers JSON over TLS verified with the CA', async () => {
     const a = await post(server.port, first.cert, '{"x":1}');
     expect(a).toMatchObject({ status: 200, body: '{"echoed":{"x":1}}' });
+  });
+
+  it('refuses plain HTTP: no review is read and no answer is given without TLS', async () => {
+    const before = seen.length;
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () =>
+        socket.write(
+          'POST /validate HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+            'content-length: 7\r\nconnection: close\r\n\r\n{"x":1}',
+        ),
+      );
+      let got = '';
+      socket.on('data', (c: Buffer) => (got += c.toString('latin1')));
+      socket.on('close', () => resolve(got));
+      socket.on('error', () => undefined);
+      socket.setTimeout(5000, () => socket.destroy());
+    });
+    expect(reply).not.toMatch(/^HTTP\/1\.[01] 2/);
+    expect(reply).not.toContain('echoed');
+    expect(seen.length).toBe(before);
   });
 
   it('answers 400 for a malformed review, 500 for a bug, 413/415/405/404 for the rest', async () => {
