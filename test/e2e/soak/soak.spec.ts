@@ -53,7 +53,18 @@ describeForMajors(['3.0'], `fault soak (${MINUTES} min, seed ${SEED})`, (haproxy
         return undefined;
       },
       60_000,
-    );
+    ).catch(async (e: unknown) => {
+      // what each replica says and last logged, for the one who chases it
+      const states = await Promise.all(
+        soak.bed.replicas.map(async (r) => {
+          const s = await r.leaderStatus().catch((x: unknown) => String(x));
+          return `${r.name} (exit ${r.proc.child.exitCode ?? r.proc.child.signalCode ?? 'running'}): ${JSON.stringify(s)}\n${r.proc.output().slice(-1500)}`;
+        }),
+      );
+      throw new Error(`${(e as Error).message}; ${JSON.stringify(counts)}\n${states.join('\n')}`, {
+        cause: e,
+      });
+    });
 
   async function putSlice(svc: string, eps: readonly EndpointModel[]): Promise<void> {
     model.slices.set(svc, eps);
