@@ -1,6 +1,7 @@
 // Incremental rendering of the real Ingress library equals a full render, over random change
 // sequences: Services shared by several Ingresses, conflicting hosts and paths, delete then
-// recreate, Secret and EndpointSlice changes, objects that are quarantined, and config changes.
+// recreate, Secret and EndpointSlice changes, objects that are quarantined, and config changes;
+// webhook dry runs (an object overlaid, the cache reused but not changed) among them.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateConfig } from '#core';
@@ -20,7 +21,8 @@ type Op =
   | { readonly kind: 'upsert'; readonly watched: string; readonly object: KubeObject }
   | { readonly kind: 'remove'; readonly watched: string; readonly object: KubeObject }
   | { readonly kind: 'extra'; readonly extra: Record<string, unknown> }
-  | { readonly kind: 'deploy' };
+  | { readonly kind: 'deploy' }
+  | { readonly kind: 'dry-run'; readonly object: KubeObject; readonly remove: boolean };
 
 const ns = fc.constantFrom(...NAMESPACES);
 const svcName = fc.constantFrom(...SERVICES);
@@ -184,6 +186,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       .map((extra): Op => ({ kind: 'extra', extra })),
   },
   { weight: 1, arbitrary: fc.constant<Op>({ kind: 'deploy' }) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(ingress, fc.boolean())
+      .map(([object, remove]): Op => ({ kind: 'dry-run', object, remove })),
+  },
 );
 
 function emptyIndex(config: TemplateConfig): ResourceIndex {
@@ -227,6 +235,17 @@ async function check(config: TemplateConfig, compiled: CompiledTemplates, ops: r
     else if (o.kind === 'remove') index.remove(o.watched, o.object);
     else if (o.kind === 'extra') inputs = { ...inputs, extra: o.extra };
     const snapshot = await index.snapshot();
+    if (o.kind === 'dry-run') {
+      // As the webhook: the object overlaid, the cache reused without being changed; the
+      // renders after it (incremental) must still equal full ones.
+      const operation = o.remove ? ('delete' as const) : ('update' as const);
+      const overlay = snapshot.withOverlay([
+        { resource: 'ingresses', operation, object: o.object },
+      ]);
+      const dry = render(compiled, overlay, { ...inputs, reuseOnly: true });
+      expect(dry).toEqual(render(compiled, overlay, { ...inputs, incremental: false }));
+      rendered.dryRuns++;
+    }
     if (o.kind === 'deploy') {
       // What HAProxy now runs: the next render keeps server slots stable against it.
       const deployed = render(compiled, snapshot, { ...inputs, incremental: false });
@@ -242,7 +261,7 @@ async function check(config: TemplateConfig, compiled: CompiledTemplates, ops: r
 }
 
 /** How many renders succeeded and how many objects were quarantined (the test covers both). */
-const rendered = { ok: 0, withServers: 0, quarantined: 0 };
+const rendered = { ok: 0, withServers: 0, quarantined: 0, dryRuns: 0 };
 
 describe('incremental rendering of the Ingress library', () => {
   let config: TemplateConfig;
@@ -263,5 +282,6 @@ describe('incremental rendering of the Ingress library', () => {
     expect(rendered.ok).toBeGreaterThan(100);
     expect(rendered.withServers).toBeGreaterThan(100);
     expect(rendered.quarantined).toBeGreaterThan(10);
+    expect(rendered.dryRuns).toBeGreaterThan(20);
   }, 300_000);
 });

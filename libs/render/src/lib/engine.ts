@@ -31,7 +31,7 @@ import {
   validPath,
 } from './filters-haproxy.js';
 import { FragmentRenderTag } from './fragment-tag.js';
-import { serverSlots } from './ingress/filters.js';
+import { serverLines, serverSlots } from './ingress/filters.js';
 import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
@@ -62,6 +62,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   base64_decode: base64Decode,
   valid_certificate: validCertificate,
   server_slots: serverSlots,
+  server_lines: serverLines,
 };
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */

@@ -133,6 +133,7 @@ export function signerFor(
   cache: FragmentCache,
   snapshot: RenderSnapshot,
   values: { extra: unknown; controller: unknown; previous: Record<string, unknown> },
+  peek = false,
 ): Signer {
   const backends = (values.previous['backends'] ?? {}) as Record<string, unknown>;
   return (key) => {
@@ -140,7 +141,7 @@ export function signerFor(
     if (key === 'global:controller') return json(values.controller);
     if (key.startsWith('list:')) {
       const watched = key.slice('list:'.length);
-      return cache.listToken(watched, snapshot.list(watched));
+      return cache.listToken(watched, snapshot.list(watched), peek);
     }
     if (key.startsWith('previous.backend:'))
       return json(Object.hasOwn(backends, key.slice(17)) ? backends[key.slice(17)] : undefined);

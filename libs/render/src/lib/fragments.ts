@@ -31,6 +31,8 @@ export interface Fragment {
   readonly deps: readonly Dependency[];
   readonly output: string;
   readonly registrations: readonly Registration[];
+  /** Set when the fragment read its `forloop` (a `render ... for` item): where it was. */
+  readonly position?: string;
   generation: number;
 }
 
@@ -38,6 +40,8 @@ export interface Fragment {
 export class Recorder {
   readonly deps = new Map<string, Dependency>();
   readonly registrations: Registration[] = [];
+  /** Whether the fragment read its position (`forloop`). */
+  position = false;
 }
 
 function depKey(dep: Dependency): string {
@@ -68,7 +72,19 @@ export class FragmentSession {
     readonly cache: FragmentCache,
     private readonly snapshot: RenderSnapshot,
     private readonly signer: Signer,
+    /** Reuse kept fragments but keep nothing (a dry run must not change the cache). */
+    readonly reuseOnly = false,
   ) {}
+
+  /** Keeps a rendered fragment (unless this render only reuses). */
+  keep(site: object, key: string, fragment: Fragment): void {
+    if (!this.reuseOnly) this.cache.set(site, key, fragment);
+  }
+
+  /** Marks a kept fragment as used by this render (unless this render only reuses). */
+  used(fragment: Fragment): void {
+    if (!this.reuseOnly) fragment.generation = this.cache.current;
+  }
 
   /** True while a fragment is being rendered (reads must be recorded). */
   get recording(): boolean {
@@ -160,15 +176,18 @@ export class FragmentCache {
     return ++this.generation;
   }
 
-  /** A token that changes whenever a watched list's elements change. */
-  listToken(watched: string, list: readonly object[]): number {
+  /**
+   * A token that changes whenever a watched list's elements change. `peek`: compare with the
+   * last list without remembering this one (a fresh token for a different list).
+   */
+  listToken(watched: string, list: readonly object[], peek = false): number {
     const last = this.lists.get(watched);
     if (last && (last.list === list || sameObjects(last.list, list))) {
-      this.lists.set(watched, { list, token: last.token });
+      if (!peek) this.lists.set(watched, { list, token: last.token });
       return last.token;
     }
     const token = ++this.nextToken;
-    this.lists.set(watched, { list, token });
+    if (!peek) this.lists.set(watched, { list, token });
     return token;
   }
 
