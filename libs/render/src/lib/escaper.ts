@@ -13,19 +13,23 @@ const CHAR_NAMES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Lines a typed filter composed (e.g. `server_lines`): printed as `separator + line` each. The
+ * Lines a typed filter composed (`server_lines`, `map_lines`): printed as
+ * `separator + line + terminator` each. The
  * escaper checks every line as it checks one `{{ }}` value, so the only line breaks are the
  * filter's separators: a value inside a line can never start a new one.
  */
 export class OutputLines {
   constructor(
     readonly lines: readonly string[],
+    /** Printed before each line. */
     readonly separator: string,
+    /** Printed after each line. */
+    readonly terminator = '',
   ) {}
 
   toString(): string {
     let out = '';
-    for (const line of this.lines) out += this.separator + line;
+    for (const line of this.lines) out += this.separator + line + this.terminator;
     return out;
   }
 }
@@ -67,7 +71,7 @@ function explainsUnsafe(value: string, at: number): Explains {
 export function escapeOutput(this: { context: Context }, value: unknown): string {
   const v: unknown = toValue(value);
   if (v instanceof OutputLines) {
-    for (const line of v.lines) escapeOutput.call(this, line);
+    for (const line of v.lines) if (FORBIDDEN_CHARS.test(line)) escapeOutput.call(this, line);
     return v.toString();
   }
   const text = outputText(v);

@@ -59,8 +59,14 @@ export function recordingList(
   });
 }
 
+// Deployed backends are read once per deployed config (and kept while it is): their text once.
+const JSON_OF = new WeakMap<object, string>();
+
 function json(value: unknown): string {
-  return JSON.stringify(value) ?? 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  let text = JSON_OF.get(value);
+  if (text === undefined) JSON_OF.set(value, (text = JSON.stringify(value)));
+  return text;
 }
 
 /** `previous` with each part recorded when read: the config, the maps, one backend at a time. */
