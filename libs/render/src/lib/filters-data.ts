@@ -117,7 +117,10 @@ export function mapLines(input: unknown, keyField: unknown, valueField: unknown)
   const v = String(valueField);
   const lines: string[] = [];
   for (const item of toArray(input)) {
-    const record = (item !== null && typeof item === 'object' ? item : {}) as Record<string, unknown>;
+    const record = (item !== null && typeof item === 'object' ? item : {}) as Record<
+      string,
+      unknown
+    >;
     const key = Object.hasOwn(record, k) ? outputText(record[k]) : '';
     lines.push(`${key} ${Object.hasOwn(record, v) ? outputText(record[v]) : ''}`);
   }
