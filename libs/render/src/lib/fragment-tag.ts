@@ -9,10 +9,13 @@ import {
   type Liquid,
   type Template,
 } from 'liquidjs';
-import type { Fragment, FragmentSession, Recorder } from './fragments.js';
+import { Recorder, type Fragment, type FragmentSession } from './fragments.js';
 import { items } from './ingress/liquid-values.js';
+import { innermostError, problemFrom } from './problems.js';
+import { RejectedObjectsError } from './provenance.js';
 import { stateOf } from './state.js';
 import { registerInto } from './tags.js';
+import type { RenderProblem } from './types.js';
 
 type Gen<T = unknown> = Generator<unknown, T, unknown>;
 
@@ -65,6 +68,15 @@ class CapturingEmitter implements Emitter {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string
     this.buffer += typeof html === 'string' ? html : html == null ? '' : String(html);
   }
+}
+
+/** The problems of an item's failure when each names its object; else the error itself. */
+function attributed(err: unknown, file: string): readonly RenderProblem[] {
+  const cause = innermostError(err);
+  const problems =
+    cause instanceof RejectedObjectsError ? cause.problems : [problemFrom(err, file, 'render')];
+  if (problems.some((p) => p.object === undefined)) throw err;
+  return problems;
 }
 
 /** Where an item of `{% render ... for %}` is rendered: forloop's values. */
@@ -139,22 +151,45 @@ export class FragmentRenderTag extends RenderTag {
     const session = stateOf(ctx).fragments;
     const file = parts.file;
     const loop = parts.forBinding;
-    if (typeof file !== 'string' || parts.with || !session || (loop && !loop.alias)) {
+    if (typeof file !== 'string' || parts.with || (loop && !loop.alias) || (!loop && !session)) {
       yield* super.render(ctx, emitter);
       return;
     }
     const params = (yield parts.hash.render(ctx)) as Record<string, unknown>;
     if (!loop?.alias) {
-      yield* this.fragment(ctx, emitter, session, file, params, undefined);
+      if (session) yield* this.fragment(ctx, emitter, session, file, params, undefined);
       return;
     }
     const collection = items(toValue(yield evalToken(loop.value as never, ctx)));
     const name = `${loop.alias}-${loop.value.getText()}`;
+    // An item refused because of one watched object does not stop the loop: every such object
+    // is reported at once, so quarantining several costs one more render, not one each.
+    const refused: RenderProblem[] = [];
     for (let index = 0; index < collection.length; index++) {
       const scope = { ...params, [loop.alias]: collection[index] };
       const at = { index, length: collection.length, name };
-      yield* this.fragment(ctx, emitter, session, file, scope, at);
+      try {
+        if (session) yield* this.fragment(ctx, emitter, session, file, scope, at);
+        else yield* this.uncached(ctx, emitter, file, scope, at);
+      } catch (err) {
+        refused.push(...attributed(err, file));
+      }
     }
+    if (refused.length > 0) throw new RejectedObjectsError(refused);
+  }
+
+  /** One item without a fragment cache (a full render): rendered as it is. */
+  private *uncached(
+    ctx: Context,
+    emitter: Emitter,
+    file: string,
+    scope: Record<string, unknown>,
+    at: Position,
+  ): Gen<void> {
+    // Output only once the item rendered completely (an item refused writes nothing).
+    const capture = new CapturingEmitter();
+    yield* this.renderSnippet(ctx, capture, file, scope, new PositionDrop(at, new Recorder()));
+    emitter.write(capture.buffer);
   }
 
   /** One fragment: reused when still valid, else rendered and kept. */
