@@ -9,6 +9,8 @@ export type Dependency =
       readonly kind: 'lookup';
       readonly watched: string;
       readonly keys: readonly string[];
+      /** The look-up's memo key in a render (made once, when recorded). */
+      readonly memo: string;
       readonly result: readonly object[];
     }
   | {
@@ -74,6 +76,11 @@ export class FragmentSession {
     private readonly signer: Signer,
     /** Reuse kept fragments but keep nothing (a dry run must not change the cache). */
     readonly reuseOnly = false,
+    /**
+     * Value dependencies that read the same as when the last successful render settled the
+     * cache (its `previous` input, its `extra`): a fragment valid then needs no check of them.
+     */
+    private readonly settled: (key: string) => boolean = () => false,
   ) {}
 
   /** Keeps a rendered fragment (unless this render only reuses). */
@@ -108,12 +115,17 @@ export class FragmentSession {
   /** A look-up in the snapshot (memoised for the render), recorded as a dependency. */
   lookup(watched: string, keys: readonly string[]): readonly object[] {
     const memo = `${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
+    const result = this.memoised(watched, keys, memo);
+    if (this.recorders.length > 0) this.record({ kind: 'lookup', watched, keys, memo, result });
+    return result;
+  }
+
+  private memoised(watched: string, keys: readonly string[], memo: string): readonly object[] {
     let result = this.lookups.get(memo);
     if (!result) {
       result = this.snapshot.lookup(watched, keys);
       this.lookups.set(memo, result);
     }
-    if (this.recorders.length > 0) this.record({ kind: 'lookup', watched, keys, result });
     return result;
   }
 
@@ -137,10 +149,14 @@ export class FragmentSession {
 
   /** Whether every dependency of a kept fragment reads the same now. */
   valid(fragment: Fragment): boolean {
+    // Valid when the cache settled (or rendered in this render): its settled values hold.
+    const g = fragment.generation;
+    const settled = g === this.cache.settledAt || g === this.cache.current;
     for (const dep of fragment.deps) {
       if (dep.kind === 'value') {
+        if (settled && this.settled(dep.key)) continue;
         if (this.signature(dep.key) !== dep.signature) return false;
-      } else if (!sameObjects(this.lookup(dep.watched, dep.keys), dep.result)) {
+      } else if (!sameObjects(this.memoised(dep.watched, dep.keys, dep.memo), dep.result)) {
         return false;
       }
     }
@@ -199,6 +215,19 @@ export class FragmentCache {
     let entries = this.sites.get(site);
     if (!entries) this.sites.set(site, (entries = new Map<string, Fragment>()));
     entries.set(key, fragment);
+  }
+
+  /**
+   * The generation of the last successful render, after its sweep: every fragment kept then
+   * was valid for its inputs (`settledInputs`).
+   */
+  settledAt: number | undefined;
+  settledInputs: { readonly previous: unknown; readonly extra: string } | undefined;
+
+  /** Records that the current render succeeded with these inputs (after `sweep`). */
+  settle(inputs: { readonly previous: unknown; readonly extra: string }): void {
+    this.settledAt = this.generation;
+    this.settledInputs = inputs;
   }
 
   /** Drops the fragments the current render did not use. */

@@ -204,6 +204,11 @@ function collect(
   };
 }
 
+/** The render's `extra` as text (what fragments that read it depend on). */
+function extraText(compiled: CompiledTemplates, inputs: RenderInputs): string {
+  return JSON.stringify(inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra);
+}
+
 /** A fragment session over the snapshot, its signatures read from the render's inputs. */
 function sessionFor(
   cache: FragmentCache,
@@ -295,7 +300,10 @@ export function render(
     const view = excluded.size === 0 ? snapshot : new ExcludingSnapshot(snapshot, excluded);
     const attempt = renderOnce(compiled, view, inputs, cache);
     if (attempt.ok) {
-      if (keeps) cache.sweep();
+      if (keeps) {
+        cache.sweep();
+        cache.settle({ previous: inputs.previous, extra: extraText(compiled, inputs) });
+      }
       const hash = contentHash(attempt.outputs);
       return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
     }
