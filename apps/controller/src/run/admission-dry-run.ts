@@ -98,7 +98,7 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
   async runTests(config: TemplateConfig): Promise<DryRunVerdict> {
     const { spec } = config;
     if (Object.keys(spec.validationTests).length === 0) return { ok: true };
-    const report = await runValidationTests(spec, new OfflineRenderer(config), {
+    const report = await runValidationTests(spec, new OfflineRenderer(config, this.renderer.contextProviders), {
       workers: 2,
       validate: (outputs, sourceMaps) =>
         validateOutputs(outputs, {
