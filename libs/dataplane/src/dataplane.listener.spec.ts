@@ -51,8 +51,9 @@ describe('DataplaneListener metrics', () => {
     bus.setState('haproxy.pods', [pod('a')]);
     await bus.idle();
     for (const m of Object.values(metrics)) {
-      const pods = new Set((await m.get()).values.map((v) => v.labels['pod']));
-      expect({ metric: m.name, pods: [...pods] }).toEqual({ metric: m.name, pods: ['haptic/a'] });
+      const { name, values } = await m.get();
+      const pods = [...new Set(values.map((v) => v.labels['pod']))];
+      expect({ name, pods }).toEqual({ name, pods: ['haptic/a'] });
     }
     await listener.stopLeading(AbortSignal.timeout(1_000));
   });
