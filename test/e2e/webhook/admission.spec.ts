@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -17,6 +17,7 @@ import {
   root,
   type HapticProcess,
 } from '../controller/support.js';
+import { DESIGN_METRICS, metricFamilies } from '../controller/metric-names.js';
 
 // The admission path end to end: kube-sim calls the controller's webhook over HTTPS as an API
 // server does (ValidatingWebhookConfiguration, caBundle, failurePolicy), for writes made with the
@@ -27,6 +28,12 @@ const ECHO_IP = '127.0.0.72';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const RESOURCES_HOOK = 'resources.haptic.haproxy-haptic.org';
 const CONFIG_HOOK = 'config.haptic.haproxy-haptic.org';
+
+/** promtool from the project's tools when fetched there, else from PATH. */
+const promtool = () => {
+  const local = join(root, '.tools/bin/promtool');
+  return existsSync(local) ? local : 'promtool';
+};
 
 interface Run {
   code: number;
@@ -377,10 +384,30 @@ describeForMajors(
       expect(res.status).toBe(200);
     });
 
-    it('exposes the webhook metrics by their DESIGN.md §9 names', async () => {
+    it('after a reconcile, a deployment and webhook calls: every DESIGN.md §9 metric, and promtool accepts the page', async () => {
       const body = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(body).toMatch(/^# TYPE haptic_webhook_requests_total counter$/m);
+      const families = metricFamilies(body);
+      expect(DESIGN_METRICS.filter((m) => !families.has(m))).toEqual([]);
+      // the metrics of what happened above hold samples, not only their declarations
+      expect(body).toMatch(/^haptic_reconcile_total\{result="triggered"\} [1-9]/m);
+      expect(body).toMatch(/^haptic_render_duration_seconds_count [1-9]/m);
+      expect(body).toMatch(/^haptic_validation_duration_seconds_count\{result="valid"\} [1-9]/m);
+      expect(body).toMatch(
+        /^haptic_deployments_total\{pod="haptic\/haproxy-0",result="applied"\} [1-9]/m,
+      );
+      expect(body).toMatch(
+        /^haptic_webhook_requests_total\{kind="resource",result="allowed"\} [1-9]/m,
+      );
+      expect(body).toMatch(
+        /^haptic_webhook_requests_total\{kind="config",result="denied"\} [1-9]/m,
+      );
       expect(body).toMatch(/^haptic_webhook_duration_seconds_count\{kind="resource"\} [1-9]/m);
+      expect(body).toMatch(/^haptic_leader 1$/m);
+      const check = spawnSync(promtool(), ['check', 'metrics'], { input: body, encoding: 'utf8' });
+      expect({ status: check.status, output: check.stdout + check.stderr }).toEqual({
+        status: 0,
+        output: '',
+      });
       expect(readFileSync(join(dir, 'tls', 'tls.crt'), 'utf8')).toContain('BEGIN CERTIFICATE');
     });
   },
