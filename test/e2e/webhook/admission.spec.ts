@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { dataplaneCredentialsSecret, describeForMajors, registerAgentPod } from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
@@ -132,39 +132,8 @@ describeForMajors(
       const [httpsPort, statsPort] = [await freePort(HAPROXY_IP), await freePort(HAPROXY_IP)];
       for (const name of ['haptic', 'apps'])
         await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { namespace: 'haptic', name: 'dp-creds' },
-        data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-      });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-        spec: {
-          containers: [
-            {
-              name: 'dataplane',
-              image: 'haptic',
-              ports: [{ name: 'dataplane', containerPort: agent.port }],
-            },
-          ],
-        },
-      });
-      const podPath = `${sim.url}/api/v1/namespaces/haptic/pods/haproxy-0`;
-      const current = (await (await fetch(podPath)).json()) as KubeObject;
-      const status = {
-        phase: 'Running',
-        podIP: HAPROXY_IP,
-        containerStatuses: [{ name: 'dataplane', ready: true }],
-      };
-      const res = await fetch(`${podPath}/status`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...current, status }),
-      });
-      expect(res.status).toBe(200);
+      await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
+      await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
       await put({
         apiVersion: 'networking.k8s.io/v1',
         kind: 'IngressClass',
