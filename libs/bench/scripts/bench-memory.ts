@@ -3,7 +3,7 @@
 // deploying to one HAProxy pod; the controller runs under the V8 heap limit the chart's memory
 // limit gives it. Prints the controller's RSS, V8 heap and VmHWM and its `haproxy -c` peak.
 // Run: npm run bench:memory [-- [--ingresses N]... [--changes N] [-o json] [--haproxy-bin PATH]
-//                              [--heap-snapshot DIR]]
+//                              [--heap-snapshot DIR] [--cpu-prof DIR] [--timeout SECONDS]]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -25,6 +25,8 @@ interface Args {
   json: boolean;
   haproxyBin: string | undefined;
   snapshotDir: string | undefined;
+  cpuProfDir: string | undefined;
+  timeoutMs: number | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -34,6 +36,8 @@ function parseArgs(argv: readonly string[]): Args {
     json: false,
     haproxyBin: undefined,
     snapshotDir: undefined,
+    cpuProfDir: undefined,
+    timeoutMs: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -43,6 +47,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '-o' || a === '--output') args.json = argv[++i] === 'json';
     else if (a === '--haproxy-bin') args.haproxyBin = argv[++i];
     else if (a === '--heap-snapshot') args.snapshotDir = argv[++i];
+    else if (a === '--cpu-prof') args.cpuProfDir = argv[++i];
+    else if (a === '--timeout') args.timeoutMs = Number(argv[++i]) * 1000;
     else throw new Error(`unknown argument ${a}`);
   }
   if (args.sizes.length === 0) args.sizes = [1000, 10000];
@@ -77,6 +83,8 @@ async function main(): Promise<void> {
         haproxyBin,
         heapLimitMiB: heap,
         changes: args.changes,
+        ...(args.timeoutMs ? { timeoutMs: args.timeoutMs } : {}),
+        ...(args.cpuProfDir ? { cpuProfDir: args.cpuProfDir } : {}),
         ...(args.snapshotDir
           ? {
               nodeFlags: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.snapshotDir}`],

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '#kube-sim';
 import { Stack, waitFor } from '#stack';
 import type { Figure } from './figures.js';
@@ -28,6 +29,8 @@ export interface MemoryScenarioOptions {
   readonly changes?: number;
   /** Extra node flags for the controller (e.g. `--heapsnapshot-signal=SIGUSR2`). */
   readonly nodeFlags?: readonly string[];
+  /** Writes CPU profiles of the controller into this folder, one a minute and one when it stops. */
+  readonly cpuProfDir?: string;
   /** How long the first deployment may take (default 15 min). */
   readonly timeoutMs?: number;
   /** Called with the running stack and the controller's pid before it is stopped. */
@@ -41,6 +44,8 @@ interface PodView {
 }
 
 const NAMESPACES = 50;
+/** The in-process CPU profiler (NODE_OPTIONS refuses --cpu-prof); the built copy beside this one. */
+const CPU_PROFILE_PRELOAD = fileURLToPath(new URL('../preload/cpu-profile.js', import.meta.url));
 const MIB = 1024 * 1024;
 
 function namespaces(): KubeObject[] {
@@ -115,10 +120,13 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     objects,
     readyTimeoutMs: timeoutMs,
     controllerEnv: {
-      NODE_OPTIONS: [`--max-old-space-size=${opts.heapLimitMiB}`, ...(opts.nodeFlags ?? [])].join(
-        ' ',
-      ),
+      NODE_OPTIONS: [
+        `--max-old-space-size=${opts.heapLimitMiB}`,
+        ...(opts.cpuProfDir ? [`--import=${CPU_PROFILE_PRELOAD}`] : []),
+        ...(opts.nodeFlags ?? []),
+      ].join(' '),
       HAPTIC_HAPROXY_BIN: wrapper,
+      ...(opts.cpuProfDir ? { HAPTIC_CPU_PROFILE_DIR: opts.cpuProfDir } : {}),
     },
     log: (l) => log(l),
   });
