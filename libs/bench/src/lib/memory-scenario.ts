@@ -31,6 +31,14 @@ export interface MemoryScenarioOptions {
   readonly nodeFlags?: readonly string[];
   /** Writes CPU profiles of the controller into this folder, one a minute and one when it stops. */
   readonly cpuProfDir?: string;
+  /**
+   * spec.controller.leaderElection (durations as text). At 10,000 Ingresses a render blocks the
+   * event loop longer than the default renewDeadline (10 s), so the lease is lost during every
+   * render; a longer lease lets the memory be measured until that is fixed.
+   */
+  readonly leaderElection?: Readonly<Record<string, string>>;
+  /** Stops the stack (every process it started) when aborted, e.g. on SIGINT. */
+  readonly signal?: AbortSignal;
   /** How long the first deployment may take (default 15 min). */
   readonly timeoutMs?: number;
   /** Called with the running stack and the controller's pid before it is stopped. */
@@ -119,6 +127,7 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     fast: true,
     objects,
     readyTimeoutMs: timeoutMs,
+    ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
     controllerEnv: {
       NODE_OPTIONS: [
         `--max-old-space-size=${opts.heapLimitMiB}`,
@@ -130,6 +139,10 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     },
     log: (l) => log(l),
   });
+  let stopping: Promise<void> | undefined;
+  const stopStack = (): Promise<void> => (stopping ??= stack.stop());
+  const onAbort = (): void => void stopStack();
+  opts.signal?.addEventListener('abort', onAbort);
   try {
     const controller = await pod(stack, 'controller');
     const pid = containerPid(controller);
@@ -189,7 +202,8 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
       fig('controller.heap-limit', opts.heapLimitMiB * MIB),
     ];
   } finally {
-    await stack.stop();
+    opts.signal?.removeEventListener('abort', onAbort);
+    await stopStack();
     await rm(dir, { recursive: true, force: true });
   }
 }
