@@ -90,7 +90,9 @@ export function heapBreakdown(file: HeapSnapshotFile): HeapShare[] {
     for (let v = 0; v < count; v++) {
       if (ownerOf(v) !== g) continue;
       instances[g]!.set(name(v), (instances[g]!.get(name(v)) ?? 0) + 1);
-      if (owner[v] === -1) ((owner[v] = g), queue.push(v));
+      if (owner[v] !== -1) continue;
+      owner[v] = g;
+      queue.push(v);
     }
     for (let q = 0; q < queue.length; q++) {
       const v = queue[q]!;
