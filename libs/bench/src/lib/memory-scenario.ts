@@ -82,11 +82,11 @@ function containerPid(p: PodView): number {
   return Number(m[1]);
 }
 
-/** Every haproxy.cfg and map file HAProxy's pod folder holds, concatenated. */
-async function deployedText(podDir: string): Promise<string> {
+/** Every haproxy.cfg and map file HAProxy's pod folder holds (or only haproxy.cfg), concatenated. */
+async function deployedText(podDir: string, configOnly = false): Promise<string> {
   const entries = await readdir(podDir, { recursive: true, withFileTypes: true });
   const files = entries.filter(
-    (e) => e.isFile() && (e.name === 'haproxy.cfg' || e.name.endsWith('.map')),
+    (e) => e.isFile() && (e.name === 'haproxy.cfg' || (!configOnly && e.name.endsWith('.map'))),
   );
   const texts = await Promise.all(
     files.map((e) => readFile(join(e.parentPath, e.name), 'utf8').catch(() => '')),
@@ -149,10 +149,10 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     const metricsUrl = `http://${controller.status?.podIP}:${stack.topology.metricsPort}/metrics`;
     const haproxyPod = await pod(stack, 'loadbalancer');
     const podDir = join(stack.dir, 'pods', haproxyPod.metadata.uid.slice(0, 8));
-    const deployed = (needle: string, what: string): Promise<true> =>
+    const deployed = (needle: string, what: string, configOnly = false): Promise<true> =>
       waitFor(
         what,
-        async () => ((await deployedText(podDir)).includes(needle) ? true : undefined),
+        async () => ((await deployedText(podDir, configOnly)).includes(needle) ? true : undefined),
         timeoutMs,
         500,
       );
@@ -166,7 +166,10 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     };
 
     const started = Date.now();
-    await deployed(`app-${n - 1}.example.com`, `the first deployment of ${n} Ingresses`);
+    // The maps are written to storage before the configuration is pushed: the first deployment is
+    // done once haproxy.cfg names the last Ingress's backend (its Service, app-<n-1>).
+    await deployed(`_app-${n - 1}_`, `the first deployment of ${n} Ingresses`, true);
+    await deployed(`app-${n - 1}.example.com`, `the host map of the first deployment`);
     log(`n=${n}: first deployment after ${Date.now() - started} ms (controller pid ${pid})`);
     const first = await sample();
     const changes = opts.changes ?? 5;
