@@ -23,3 +23,9 @@ export {
   type ProcessMemory,
 } from './lib/memory-probe.js';
 export { takeHeapSnapshot } from './lib/heap-snapshot.js';
+export {
+  heapBreakdown,
+  heapBreakdownOf,
+  HEAP_OWNERS,
+  type HeapShare,
+} from './lib/heap-breakdown.js';
