@@ -108,6 +108,8 @@ export async function scaleScenario(
     const validation = histogramMean(text, 'haptic_validation_duration_seconds');
     const mem = await cluster.controllerMemory();
     progress.step('HAProxy memory across a reload');
+    // the first deployment's reload waits out the reload delay: let it happen first
+    await sleep(opts.chart.reloadDelayMs + 1000);
     const hp = await reloadMemory(cluster);
     const n = ingresses;
     return [
