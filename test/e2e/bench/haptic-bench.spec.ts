@@ -110,7 +110,11 @@ describe('haptic bench', () => {
     expect(written.chart.reloadDelayMs).toBeGreaterThanOrEqual(0);
     for (const s of written.scenarios) {
       expect(s.error, `${s.name}: ${s.error}`).toBeUndefined();
-      expect(s.figures.map((f) => f.name)).toEqual(EXPECTED[s.name]);
+      // render and webhook wrap scenarios other work extends: their figures may grow
+      const names = s.figures.map((f) => f.name);
+      if (s.name === 'render' || s.name === 'webhook')
+        expect(names).toEqual(expect.arrayContaining([...EXPECTED[s.name]]));
+      else expect(names).toEqual(EXPECTED[s.name]);
       for (const f of s.figures) {
         expect(isFiniteMeasure(f), `${f.name}: ${JSON.stringify(f)}`).toBe(true);
         expect(f.n, f.name).toBeGreaterThan(0);
