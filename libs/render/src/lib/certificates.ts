@@ -1,4 +1,5 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { ContentMemo } from '#core';
 
 const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
 
@@ -9,20 +10,13 @@ const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
  * quarantined instead of the configuration failing `haproxy -c` for everyone.
  */
 export function certificateProblem(pem: string): string | undefined {
-  if (CHECKED.has(pem)) return CHECKED.get(pem);
-  const problem = checkCertificate(pem);
-  // Bounded: the certificates of one cluster, not every version ever seen.
-  if (CHECKED.size >= MAX_CHECKED) CHECKED.delete(CHECKED.keys().next().value as string);
-  CHECKED.set(pem, problem);
-  return problem;
+  return checked.get(pem, check);
 }
 
-// Parsing a certificate and its key costs about a millisecond or two; the answer depends only on
-// the PEM text, and a cluster's certificates change rarely: kept by text, across renders.
-const MAX_CHECKED = 4096;
-const CHECKED = new Map<string, string | undefined>();
+/** Every render checks the same certificates again: each PEM is parsed once. */
+const checked = new ContentMemo<string | undefined>();
 
-function checkCertificate(pem: string): string | undefined {
+function check(pem: string): string | undefined {
   const blocks = [...pem.matchAll(BLOCK)].map((m) => ({ type: m[1] ?? '', text: m[0] }));
   const certs = blocks.filter((b) => b.type === 'CERTIFICATE');
   const keys = blocks.filter((b) => b.type.endsWith('PRIVATE KEY'));
