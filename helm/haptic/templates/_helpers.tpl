@@ -102,7 +102,10 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
        to nothing, so that it works with the webhook off). */ -}}
 {{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
-{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}
+{{- /* Storage paths relative to HAProxy's working directory, the shared /etc/haproxy (the agent
+       runs HAProxy there; the HAProxy container sets workingDir): the same rendered config then
+       holds in the pod, in the controller's `haproxy -c` tree and on a test-bed node. */ -}}
+{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http" "mapsDir" "maps" "sslCertsDir" "ssl" "generalStorageDir" "general") $cfg.dataplane) -}}
 {{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}
 {{- $extra := deepCopy $libExtra -}}
 {{- $extra = mergeOverwrite $extra (deepCopy $cfg.extraContext) -}}

@@ -117,8 +117,11 @@ describe('the HAProxy pods of the chart', () => {
         '--config-dir=/etc/haproxy',
         '--reload-delay=2000',
         '--password-file=/var/run/haptic/credentials/dataplane_password',
+        // The agent seeds the shared folder itself: no init container (no shell in the image).
+        '--bootstrap-config=/etc/haptic/haproxy/haproxy.cfg',
       ]),
     );
+    expect(d.spec.template.spec.initContainers).toBeUndefined();
     expect(agent.volumeMounts).toContainEqual({
       name: 'credentials',
       mountPath: '/var/run/haptic/credentials',
