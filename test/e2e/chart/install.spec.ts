@@ -55,6 +55,39 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
       }),
     );
 
+  /** Addresses of the ready HAProxy endpoints in the Service's EndpointSlices (where kube-proxy sends traffic). */
+  const readyEndpoints = async (): Promise<string[]> => {
+    const slices = await get(
+      `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices?labelSelector=kubernetes.io/service-name%3Dhaptic-haproxy`,
+    );
+    return slices.items.flatMap((sl: any) =>
+      (sl.endpoints ?? [])
+        .filter((e: any) => e.conditions?.ready !== false && e.conditions?.terminating !== true)
+        .flatMap((e: any) => e.addresses as string[]),
+    );
+  };
+  /** One request after another through the node port (bounded: 4,000 at most, 4 minutes at most). */
+  const steadyLoop = () => {
+    const results = { ok: 0, failed: [] as string[] };
+    let running = true;
+    const done = (async () => {
+      const deadline = Date.now() + 240_000;
+      while (running && Date.now() < deadline && results.ok + results.failed.length < 4000) {
+        try {
+          const r = await send({ ...entry, host: HOST, timeoutMs: 3000 });
+          const seen = r.status === 200 ? (JSON.parse(r.body) as { service: string }).service : '';
+          if (seen === 'blue') results.ok++;
+          else results.failed.push(`${r.status} ${seen} ${r.body.slice(0, 200)}`);
+        } catch (e) {
+          results.failed.push((e as Error).message);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return results;
+    })();
+    return { done, stop: () => (running = false) };
+  };
+
   beforeAll(async () => {
     stack = await Stack.start({ install: 'chart', fast: true, readyTimeoutMs: 240_000 });
     entry = await stack.nodePortAddress(NS, 'haptic-haproxy', 'http');
@@ -138,23 +171,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
   it('helm upgrade with a changed value rolls the controller without a dropped request', async () => {
     const before = new Set((await stack.controllerPods()).map((p) => p.name));
     const haproxyBefore = (await stack.haproxyPods()).map((p) => p.name);
-    const results = { ok: 0, failed: [] as string[] };
-    let upgrading = true;
-    const loop = (async () => {
-      const deadline = Date.now() + 240_000;
-      // Bounded: one request at a time, at most 4,000, for as long as the upgrade lasts.
-      while (upgrading && Date.now() < deadline && results.ok + results.failed.length < 4000) {
-        try {
-          const r = await send({ ...entry, host: HOST, timeoutMs: 3000 });
-          const seen = r.status === 200 ? (JSON.parse(r.body) as { service: string }).service : '';
-          if (seen === 'blue') results.ok++;
-          else results.failed.push(`${r.status} ${seen} ${r.body.slice(0, 200)}`);
-        } catch (e) {
-          results.failed.push((e as Error).message);
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
+    const loop = steadyLoop();
     try {
       const out = await stack.helm.ok([
         'upgrade',
@@ -194,9 +211,9 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
         now.includes((await lease())?.spec?.holderIdentity) ? true : undefined,
       );
     } finally {
-      upgrading = false;
-      await loop;
+      loop.stop();
     }
+    const results = await loop.done;
     console.log(
       `helm upgrade rolled the controller: ${results.ok} requests served, ${results.failed.length} failed`,
     );
@@ -214,6 +231,68 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
     await waitFor('green through the node port after the upgrade', async () =>
       (await through('/green')) === 'green' ? true : undefined,
     );
+  });
+
+  it('a rolling restart of the HAProxy pods under load drops no request; a new pod gets traffic only once configured', async () => {
+    const before = new Set((await stack.haproxyPods()).map((p) => p.name));
+    const loop = steadyLoop();
+    // What `kubectl rollout restart` does: a new pod-template annotation.
+    const patch = await fetch(
+      `${stack.kubeSim.url}/apis/apps/v1/namespaces/${NS}/deployments/haptic-haproxy`,
+      {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/strategic-merge-patch+json' },
+        body: JSON.stringify({
+          spec: {
+            template: {
+              metadata: {
+                annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() },
+              },
+            },
+          },
+        }),
+      },
+    );
+    expect(patch.status).toBe(200);
+    const checked = new Set<string>();
+    const unconfigured: string[] = [];
+    try {
+      await waitFor(
+        'two new ready HAProxy pods, the old ones gone',
+        async () => {
+          // A new pod whose endpoint turned ready already serves the Ingress itself.
+          for (const ip of await readyEndpoints()) {
+            if (checked.has(ip)) continue;
+            const r = await send({ address: ip, port: stack.topology.httpPort, host: HOST }).catch(
+              (e: Error) => ({ status: 0, body: e.message }),
+            );
+            if (r.status !== 200) unconfigured.push(`${ip}: ${r.status} ${r.body.slice(0, 100)}`);
+            checked.add(ip);
+          }
+          const all = await get(
+            `/api/v1/namespaces/${NS}/pods?labelSelector=app.kubernetes.io/component%3Dloadbalancer`,
+          );
+          const ready = await stack.haproxyPods();
+          return ready.length === 2 &&
+            ready.every((p) => !before.has(p.name)) &&
+            all.items.length === 2
+            ? true
+            : undefined;
+        },
+        240_000,
+        100,
+      );
+    } finally {
+      loop.stop();
+    }
+    const results = await loop.done;
+    console.log(
+      `rolling restart of the HAProxy pods: ${results.ok} requests served, ${results.failed.length} failed`,
+    );
+    expect(results.failed).toEqual([]);
+    expect(results.ok).toBeGreaterThan(10);
+    expect(unconfigured).toEqual([]);
+    expect(checked.size).toBeGreaterThanOrEqual(4); // two old and two new endpoints were seen ready
   });
 
   it('helm uninstall leaves nothing of the release behind but the CRDs', async () => {
