@@ -221,12 +221,22 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
     expect(results.ok).toBeGreaterThan(10);
     // The HAProxy pods were not rolled by a controller value.
     expect((await stack.haproxyPods()).map((p) => p.name)).toEqual(haproxyBefore);
-    // The new leader deploys: an edit made after the upgrade is served.
-    await stack.apply(
-      ingress([
-        { path: '/', service: 'blue' },
-        { path: '/green', service: 'green' },
-      ]),
+    // The new leader deploys: an edit made after the upgrade is served. The edit goes through the
+    // webhook, which the API server reaches at a ready endpoint of the controller Service: retried
+    // as a user would while the endpoints still name a pod of the old ReplicaSet.
+    await waitFor(
+      'the edit admitted by the webhook',
+      async () => {
+        await stack.apply(
+          ingress([
+            { path: '/', service: 'blue' },
+            { path: '/green', service: 'green' },
+          ]),
+        );
+        return true;
+      },
+      30_000,
+      500,
     );
     await waitFor('green through the node port after the upgrade', async () =>
       (await through('/green')) === 'green' ? true : undefined,
