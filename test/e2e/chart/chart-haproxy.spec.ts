@@ -122,6 +122,16 @@ describe('the HAProxy pods of the chart', () => {
       ]),
     );
     expect(d.spec.template.spec.initContainers).toBeUndefined();
+    // The agent runs HAProxy in /etc/haproxy: the config names storage relative to it.
+    const dataplane = find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane;
+    expect([dataplane.mapsDir, dataplane.sslCertsDir, dataplane.generalStorageDir]).toEqual([
+      'maps',
+      'ssl',
+      'general',
+    ]);
+    expect(find(template(), 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane.mapsDir).toBe(
+      undefined,
+    );
     expect(agent.volumeMounts).toContainEqual({
       name: 'credentials',
       mountPath: '/var/run/haptic/credentials',
