@@ -1,6 +1,12 @@
 import type { DeepReadonly, TemplateConfig, TemplateConfigSpec } from '#core';
 import { snapshotOf, type IndexSnapshot } from '#index';
-import { compileTemplates, render, type CompiledTemplates, type RenderProblem } from '#render';
+import {
+  compileTemplates,
+  render,
+  type CompiledTemplates,
+  type ContextProvider,
+  type RenderProblem,
+} from '#render';
 import type {
   FixtureRenderer,
   FixtureRenderRequest,
@@ -51,8 +57,12 @@ function contextOf(
 export class OfflineRenderer implements FixtureRenderer {
   private readonly compiled: CompiledTemplates | RenderProblem[];
 
-  constructor(private readonly config: TemplateConfig) {
-    const result = compileTemplates(config.spec, { configVersion: 'offline' });
+  /** `providers`: the modules' own template variables (the built-in ones are always there). */
+  constructor(
+    private readonly config: TemplateConfig,
+    providers: readonly ContextProvider[] = [],
+  ) {
+    const result = compileTemplates(config.spec, { configVersion: 'offline', providers });
     this.compiled = result.ok ? result.value : result.error;
   }
 

@@ -31,6 +31,8 @@ export interface StackOptions {
   readonly fast?: boolean;
   /** Extra environment of the controller container (e.g. NODE_OPTIONS, HAPTIC_HAPROXY_BIN). */
   readonly controllerEnv?: Readonly<Record<string, string>>;
+  /** spec.controller.leaderElection of the config (e.g. longer leases for a bench). */
+  readonly leaderElection?: Readonly<Record<string, string | boolean>>;
   /** Objects applied before haptic is installed (a cluster the controller finds at start). */
   readonly objects?: readonly KubeObject[];
   /**
@@ -120,6 +122,7 @@ export class Stack {
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
         ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
+        ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
       };
       const helm = new Helm(kubeSim.kubeconfigPath, join(dir, 'helm'));
       const values = chart ? { ...chartValues(topology), ...options.chartValues } : undefined;
