@@ -102,7 +102,13 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
        to nothing, so that it works with the webhook off). */ -}}
 {{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
-{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}
+{{- /* With the agent, storage paths are relative to HAProxy's working directory, the shared
+       /etc/haproxy (the agent runs HAProxy there): the same rendered config holds in the pod, in
+       the controller's `haproxy -c` tree and on a test-bed node. The real sidecar keeps the
+       default absolute /etc/haproxy/... paths its dataplaneapi.yaml names. */ -}}
+{{- $dirs := dict -}}
+{{- if eq .Values.haproxy.dataplane.mode "agent" }}{{ $dirs = dict "mapsDir" "maps" "sslCertsDir" "ssl" "generalStorageDir" "general" }}{{ end -}}
+{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $dirs $cfg.dataplane) -}}
 {{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}
 {{- $extra := deepCopy $libExtra -}}
 {{- $extra = mergeOverwrite $extra (deepCopy $cfg.extraContext) -}}

@@ -50,7 +50,7 @@ const elsewhere: Elsewhere[] = [
   },
   {
     // the commands the demo prints, run against a running demo with its state file's values
-    match: /<haproxy address>|<printed path>/,
+    match: /<haproxy address>|<node address>|<printed path>/,
     by: 'test/e2e/demo/demo.spec.ts',
     proof: (t) => t.includes('demoDocCommands('),
   },

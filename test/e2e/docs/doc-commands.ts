@@ -121,10 +121,12 @@ export function demoDocCommands(
   state: { kubeconfig: string; haproxy: { http: string } },
 ): string[] {
   return docCommands(root)
-    .filter((c) => /<haproxy address>|<printed path>/.test(c.text))
+    .filter((c) => /<haproxy address>|<node address>|<printed path>/.test(c.text))
     .map((c) =>
       substitute(c.text, {
         'http://<haproxy address>:80': state.haproxy.http.replace(/\/$/, ''),
+        // the HAProxy Service's node port, where the demo's state file points
+        'http://<node address>:<node port>': state.haproxy.http.replace(/\/$/, ''),
         '<printed path>': state.kubeconfig,
       }),
     );
