@@ -7,6 +7,7 @@ import type {
   RenderFailure,
   RenderOutcome,
 } from '#validation';
+import { HAPTIC_CONTEXT_PROVIDERS } from '../run/gateway-context.js';
 
 /** The renderer's problems as validation shows them. */
 export function renderFailure(p: RenderProblem): RenderFailure {
@@ -52,7 +53,10 @@ export class OfflineRenderer implements FixtureRenderer {
   private readonly compiled: CompiledTemplates | RenderProblem[];
 
   constructor(private readonly config: TemplateConfig) {
-    const result = compileTemplates(config.spec, { configVersion: 'offline' });
+    const result = compileTemplates(config.spec, {
+      configVersion: 'offline',
+      providers: HAPTIC_CONTEXT_PROVIDERS,
+    });
     this.compiled = result.ok ? result.value : result.error;
   }
 
