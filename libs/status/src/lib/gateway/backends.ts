@@ -55,5 +55,7 @@ export function resolveBackend(
   if (ref.port === undefined) return fail('UnsupportedValue', 'port is required');
   if (!(svc.spec?.ports ?? []).some((p) => p.port === ref.port))
     return fail('BackendNotFound', `Service has no port ${ref.port}`);
-  return { backend: { namespace: ns, name: ref.name, port: ref.port, weight } };
+  return {
+    backend: { namespace: ns, name: ref.name, port: ref.port, weight, serverWeight: weight },
+  };
 }

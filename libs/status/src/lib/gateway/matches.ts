@@ -37,9 +37,15 @@ const headerList = (h: HttpMatchSpec['headers']): HeaderMatch[] =>
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A PathPrefix without its trailing slash (`/a/` and `/a` match the same segments); `/` stays. */
+function normalPath(type: PathMatch['type'], value: string): PathMatch {
+  if (type !== 'PathPrefix' || value === '/' || !value.endsWith('/')) return { type, value };
+  return { type, value: value.replace(/\/+$/, '') || '/' };
+}
+
 export function httpMatch(m: HttpMatchSpec): NormalMatch {
   return {
-    path: { type: m.path?.type ?? 'PathPrefix', value: m.path?.value ?? '/' },
+    path: normalPath(m.path?.type ?? 'PathPrefix', m.path?.value ?? '/'),
     headers: headerList(m.headers),
     queryParams: headerList(m.queryParams),
     ...(m.method ? { method: m.method } : {}),

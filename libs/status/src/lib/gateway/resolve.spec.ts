@@ -191,7 +191,13 @@ describe('resolveGateways: references', () => {
     const ok = model('httproute-reference-grant.yaml');
     expect(reasons(route(ok, 'reference-grant'), 'ResolvedRefs')).toEqual(['ResolvedRefs']);
     expect(ok.rules.find((r) => r.route.name === 'reference-grant')?.backends).toEqual([
-      { namespace: 'gateway-conformance-web-backend', name: 'web-backend', port: 8080, weight: 1 },
+      {
+        namespace: 'gateway-conformance-web-backend',
+        name: 'web-backend',
+        port: 8080,
+        weight: 1,
+        serverWeight: 256,
+      },
     ]);
     const deleted = model('httproute-reference-grant.yaml', (o) =>
       o.filter((x) => x.kind !== 'ReferenceGrant'),
@@ -308,8 +314,8 @@ describe('resolveGateways: precedence', () => {
       'Exact /match/exact',
       'Exact /match',
       'PathPrefix /match/prefix/one',
-      'PathPrefix /match/prefix/',
-      'PathPrefix /match/',
+      'PathPrefix /match/prefix',
+      'PathPrefix /match',
     ]);
   });
 

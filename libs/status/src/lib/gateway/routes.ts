@@ -115,6 +115,9 @@ function resolveRules(
       }
     }
     const prefix = kind === 'HTTPRoute' ? 'httproute' : 'grpcroute';
+    const max = Math.max(0, ...backends.map((b) => b.weight));
+    for (const [i, b] of backends.entries())
+      backends[i] = { ...b, serverWeight: Math.max(1, Math.round((b.weight * 256) / max)) };
     return {
       id: `${prefix}_${meta.namespace}_${meta.name}_${index}`,
       kind,

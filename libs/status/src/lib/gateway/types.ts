@@ -53,6 +53,8 @@ export interface ResolvedBackend {
   readonly name: string;
   readonly port: number;
   readonly weight: number;
+  /** The weight as an HAProxy server weight (1–256), in proportion to the rule's other backends. */
+  readonly serverWeight: number;
 }
 
 export interface HeaderMatch {
