@@ -37,3 +37,11 @@ export {
   type GatewayClassStatus,
   type GatewayCondition,
 } from './lib/gateway/index.js';
+export { GatewayStatusWriter } from './gateway-status.writer.js';
+export { KubeGatewayStatusApi, type GatewayStatusApi } from './gateway-status-api.js';
+export { GATEWAY_STATUS_SOURCE, type GatewayStatusSource } from './status.tokens.js';
+export {
+  gatewayStatusWrites,
+  type GatewayStatusWrite,
+  type GatewayObjects,
+} from './lib/gateway/status-writes.js';
