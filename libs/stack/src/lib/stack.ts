@@ -33,6 +33,10 @@ export interface StackOptions {
   /** How long to wait for every haptic pod to be ready (default 120 s). */
   readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
+  /** The template library to install (an assembled HAProxyTemplateConfig); default the Ingress library. */
+  readonly library?: KubeObject;
+  /** More manifest files kube-sim loads at start (e.g. the Gateway API CRDs). */
+  readonly kubeSimManifests?: readonly string[];
 }
 
 /** A running pod: name and its own loopback address. */
@@ -72,7 +76,10 @@ export class Stack {
     const kubeSim = await KubeSim.start({
       port: options.kubeSimPort ?? 0,
       kubeconfigPath: join(dir, 'kubeconfig'),
-      manifests: [join(repoRoot(), 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+      manifests: [
+        join(repoRoot(), 'test/fixtures/crds/haproxytemplateconfigs.yaml'),
+        ...(options.kubeSimManifests ?? []),
+      ],
     });
     let nodeSim: NodeSim | undefined;
     try {
@@ -94,7 +101,7 @@ export class Stack {
         dataplanePort: 5555,
         healthPort: 8081,
         metricsPort: 9090,
-        library: await assembleIngressLibrary(),
+        library: options.library ?? (await assembleIngressLibrary()),
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
         ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
