@@ -59,8 +59,10 @@ function pathOf(o: KubeObject): string {
   return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
 }
 
-const isEcho = (o: KubeObject) =>
-  o.kind !== 'Deployment' || JSON.stringify(o).includes('gateway-api/conformance/echo-basic');
+/** The base fixture's backends the cases use (the TLS and TCP backends need Secrets and routes haptic does not serve). */
+const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend|grpc-infra-backend-v[123])$/;
+const isUsed = (o: KubeObject) =>
+  !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
 async function tlsSecret(): Promise<KubeObject> {
   const tls = await generateCertificate({
@@ -93,7 +95,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     kubeSimManifests: CRDS.map((c) => join(DIR(), 'crds', `gateway.networking.k8s.io_${c}.yaml`)),
     log,
   });
-  const base = manifests('base/manifests.yaml').filter(isEcho);
+  const base = manifests('base/manifests.yaml').filter(isUsed);
   await stack.apply([
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
