@@ -280,6 +280,15 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
     if (c.weights) {
       const address = addresses.get('same-namespace');
       if (!address) return 'no address for Gateway same-namespace';
+      // as upstream: the route serves (eventually consistent) before the shares are sampled
+      const ready = await consecutive(
+        async () => {
+          const { reply } = await request(address, { path: '/' });
+          return reply.status === 200 ? undefined : `status ${reply.status}`;
+        },
+        { deadlineMs: 60_000 },
+      );
+      if (ready) return `GET /: ${ready}`;
       return await weighted(address, c.weights);
     }
     return undefined;
