@@ -245,7 +245,8 @@ async function weighted(
     const counts: Record<string, number> = {};
     for (let i = 0; i < 500; i++) {
       const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
-      if (reply.status !== 200) return `status ${reply.status} on request ${i}`;
+      if (reply.status !== 200)
+        return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
       const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
       const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
       counts[backend] = (counts[backend] ?? 0) + 1;
