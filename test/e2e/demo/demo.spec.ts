@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send, waitFor } from '#stack';
+import { demoDocCommands, sh } from '../docs/doc-commands.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -125,6 +126,16 @@ describe('npm run demo', () => {
     });
     expect(out.match(/pod\/haptic-haproxy-/g)).toHaveLength(2);
     expect(out.match(/pod\/haptic-controller-/g)).toHaveLength(1);
+  });
+
+  it('the commands docs/getting-started.md shows work against it', async () => {
+    const lines = demoDocCommands(root, state);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    for (const line of lines) {
+      const r = await sh(line, { cwd: root, env: process.env, timeoutMs: 60_000 });
+      expect(r, `${line}\n${r.output}`).toMatchObject({ code: 0 });
+      if (line.startsWith('curl ')) expect(r.output, line).toContain('"service"');
+    }
   });
 
   it('SIGTERM stops every process it started and removes its files', async () => {

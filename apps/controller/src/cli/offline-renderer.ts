@@ -1,6 +1,12 @@
 import type { DeepReadonly, TemplateConfig, TemplateConfigSpec } from '#core';
 import { snapshotOf, type IndexSnapshot } from '#index';
-import { compileTemplates, render, type CompiledTemplates, type RenderProblem } from '#render';
+import {
+  compileTemplates,
+  render,
+  type CompiledTemplates,
+  type ContextProvider,
+  type RenderProblem,
+} from '#render';
 import type {
   FixtureRenderer,
   FixtureRenderRequest,
@@ -52,10 +58,18 @@ function contextOf(
 export class OfflineRenderer implements FixtureRenderer {
   private readonly compiled: CompiledTemplates | RenderProblem[];
 
-  constructor(private readonly config: TemplateConfig) {
+  /** `providers`: the modules' own template variables (the built-in ones are always there). */
+  constructor(
+    private readonly config: TemplateConfig,
+    providers: readonly ContextProvider[] = [],
+  ) {
     const result = compileTemplates(config.spec, {
       configVersion: 'offline',
-      providers: HAPTIC_CONTEXT_PROVIDERS,
+      // haptic's own (e.g. `gateway`), unless the caller's list already carries them
+      providers: [
+        ...HAPTIC_CONTEXT_PROVIDERS.filter((h) => !providers.some((p) => p.name === h.name)),
+        ...providers,
+      ],
     });
     this.compiled = result.ok ? result.value : result.error;
   }

@@ -98,17 +98,21 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
   async runTests(config: TemplateConfig): Promise<DryRunVerdict> {
     const { spec } = config;
     if (Object.keys(spec.validationTests).length === 0) return { ok: true };
-    const report = await runValidationTests(spec, new OfflineRenderer(config), {
-      workers: 2,
-      validate: (outputs, sourceMaps) =>
-        validateOutputs(outputs, {
-          dirs: spec.dataplane,
-          allowedDirectives: spec.validation.allowedDirectives,
-          checker: this.validation.checker,
-          templates: templateTexts(spec),
-          ...(sourceMaps ? { sourceMaps } : {}),
-        }),
-    });
+    const report = await runValidationTests(
+      spec,
+      new OfflineRenderer(config, this.renderer.contextProviders),
+      {
+        workers: 2,
+        validate: (outputs, sourceMaps) =>
+          validateOutputs(outputs, {
+            dirs: spec.dataplane,
+            allowedDirectives: spec.validation.allowedDirectives,
+            checker: this.validation.checker,
+            templates: templateTexts(spec),
+            ...(sourceMaps ? { sourceMaps } : {}),
+          }),
+      },
+    );
     if (report.passed) return { ok: true };
     const failed = report.tests.filter((t) => !t.passed);
     const why = failed.slice(0, 3).map((t) => {

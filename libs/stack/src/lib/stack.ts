@@ -28,6 +28,8 @@ export interface StackOptions {
   readonly fast?: boolean;
   /** Extra environment of the controller container (e.g. NODE_OPTIONS, HAPTIC_HAPROXY_BIN). */
   readonly controllerEnv?: Readonly<Record<string, string>>;
+  /** spec.controller.leaderElection of the config (e.g. longer leases for a bench). */
+  readonly leaderElection?: Readonly<Record<string, string | boolean>>;
   /** Objects applied before haptic is installed (a cluster the controller finds at start). */
   readonly objects?: readonly KubeObject[];
   /** How long to wait for every haptic pod to be ready (default 120 s). */
@@ -105,6 +107,7 @@ export class Stack {
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
         ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
+        ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
       };
       const stack = new Stack(kubeSim, nodeSim, dir, options.dir === undefined, topology);
       const defaultTls = await generateCertificate({
