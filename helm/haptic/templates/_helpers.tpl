@@ -113,6 +113,8 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $extra := deepCopy $libExtra -}}
 {{- $extra = mergeOverwrite $extra (deepCopy $cfg.extraContext) -}}
 {{- $_ := set $extra "controller_name" (include "haptic.controllerName" .) -}}
+{{- /* The Gateway API library: GatewayClasses naming this release's controller are served. */ -}}
+{{- if hasKey $libExtra "gateway_controller_name" }}{{ $_ := set $extra "gateway_controller_name" (include "haptic.controllerName" .) }}{{ end -}}
 {{- $_ := set $extra "http_port" (int .Values.haproxy.ports.http) -}}
 {{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
 {{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
@@ -136,7 +138,7 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- if hasKey $tests $name }}{{ fail (printf "validation test %s is defined twice (%s)" $name $path) }}{{ end -}}
 {{- /* The library's tests are written against its own defaults for what the chart sets. */ -}}
 {{- $pinned := dict -}}
-{{- range $k := list "controller_name" "http_port" "https_port" "stats_port" }}{{ if hasKey $libExtra $k }}{{ $_ := set $pinned $k (get $libExtra $k) }}{{ end }}{{ end -}}
+{{- range $k := list "controller_name" "gateway_controller_name" "http_port" "https_port" "stats_port" }}{{ if hasKey $libExtra $k }}{{ $_ := set $pinned $k (get $libExtra $k) }}{{ end }}{{ end -}}
 {{- $_ := set $test "extraContext" (mergeOverwrite $pinned (default dict $test.extraContext)) -}}
 {{- $_ := set $tests $name $test -}}
 {{- end -}}

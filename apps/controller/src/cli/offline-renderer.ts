@@ -13,6 +13,7 @@ import type {
   RenderFailure,
   RenderOutcome,
 } from '#validation';
+import { HAPTIC_CONTEXT_PROVIDERS } from '../run/gateway-context.js';
 
 /** The renderer's problems as validation shows them. */
 export function renderFailure(p: RenderProblem): RenderFailure {
@@ -62,7 +63,14 @@ export class OfflineRenderer implements FixtureRenderer {
     private readonly config: TemplateConfig,
     providers: readonly ContextProvider[] = [],
   ) {
-    const result = compileTemplates(config.spec, { configVersion: 'offline', providers });
+    const result = compileTemplates(config.spec, {
+      configVersion: 'offline',
+      // haptic's own (e.g. `gateway`), unless the caller's list already carries them
+      providers: [
+        ...HAPTIC_CONTEXT_PROVIDERS.filter((h) => !providers.some((p) => p.name === h.name)),
+        ...providers,
+      ],
+    });
     this.compiled = result.ok ? result.value : result.error;
   }
 

@@ -46,6 +46,10 @@ export interface StackOptions {
   /** How long to wait for every haptic pod to be ready (default 120 s). */
   readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
+  /** The template library to install (an assembled HAProxyTemplateConfig); default the Ingress library. */
+  readonly library?: KubeObject;
+  /** More manifest files kube-sim loads at start (e.g. the Gateway API CRDs). */
+  readonly kubeSimManifests?: readonly string[];
 }
 
 /** A running pod: name and its own loopback address. */
@@ -96,7 +100,10 @@ export class Stack {
       port: options.kubeSimPort ?? 0,
       kubeconfigPath: join(dir, 'kubeconfig'),
       // The chart brings its own CRDs (crds/), as helm installs them.
-      manifests: chart ? [] : [join(repoRoot(), 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+      manifests: [
+        ...(chart ? [] : [join(repoRoot(), 'test/fixtures/crds/haproxytemplateconfigs.yaml')]),
+        ...(options.kubeSimManifests ?? []),
+      ],
     });
     let nodeSim: NodeSim | undefined;
     try {
@@ -118,7 +125,7 @@ export class Stack {
         dataplanePort: 5555,
         healthPort: chart ? 8080 : 8081,
         metricsPort: 9090,
-        library: await assembleIngressLibrary(),
+        library: options.library ?? (await assembleIngressLibrary()),
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
         ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
