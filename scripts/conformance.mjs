@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run conformance -- --suite ingress [-o json] [--report FILE] [--feature F.feature ...]`: runs a conformance suite
 // (Gherkin features under test/conformance/<suite>/) against the stack and prints its report.
+// `--suite gateway-api [--case NAME ...]`: the Gateway API cases (libs/conformance/src/lib/gateway).
 // Exit code 1 when a case failed or was skipped.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,6 +18,8 @@ const { values } = parseArgs({
     report: { type: 'string' },
     // Only these feature files of the suite (by file name), e.g. for a short run in `npm test`.
     feature: { type: 'string', multiple: true },
+    // gateway-api: only these cases (by upstream test name, e.g. HTTPRouteWeight).
+    case: { type: 'string', multiple: true },
   },
 });
 
@@ -32,7 +35,10 @@ if (!existsSync(join(root, 'dist/libs/conformance/src/index.js')))
   step('npm run build', 'npm', ['run', '--silent', 'build']);
 
 const { runSuite, formatReport } = await import('#conformance');
-const features = values.feature?.map((f) => join(root, 'test/conformance', values.suite, f));
+const features =
+  values.suite === 'gateway-api'
+    ? values.case
+    : values.feature?.map((f) => join(root, 'test/conformance', values.suite, f));
 const report = await runSuite(values.suite, features, (c) =>
   process.stderr.write(
     `${c.result === 'passed' ? 'ok  ' : c.result === 'failed' ? 'FAIL' : 'skip'} ${c.name}\n`,

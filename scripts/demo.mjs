@@ -79,7 +79,7 @@ setInterval(() => {
 }, 500).unref();
 
 process.stdout.write(
-  'starting kube-sim, node-sim, two HAProxy pods, the controller and examples...\n',
+  'starting kube-sim and node-sim, installing the chart (two HAProxy pods, two controllers), applying examples...\n',
 );
 try {
   demo = await startDemo({ dir, log: (l) => logLines.push(l) });

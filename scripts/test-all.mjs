@@ -39,12 +39,25 @@ const conformance = {
   features: ['ingress_class.feature', 'host_rules.feature'],
 };
 
+/**
+ * The Gateway API conformance suite, a short run of it: three GATEWAY-HTTP core cases (status,
+ * routing, a redirect). `npm run conformance -- --suite gateway-api` runs every case.
+ */
+const gatewayConformance = {
+  name: 'conformance-gateway',
+  cases: [
+    'HTTPRouteSimpleSameNamespace',
+    'HTTPRouteExactPathMatching',
+    'HTTPRouteRedirectHostAndStatus',
+  ],
+};
+
 const only = process.argv.slice(2);
 // The set-up runs whenever tests run (`npm test -- unit e2e` too); static checks alone skip it.
 const needsSetUp =
   only.length === 0 ||
   only.includes('set-up') ||
-  [...suites, conformance].some((s) => only.includes(s.name));
+  [...suites, conformance, gatewayConformance].some((s) => only.includes(s.name));
 const selected = (name) =>
   name === 'set-up' ? needsSetUp : only.length === 0 || only.includes(name);
 
@@ -131,6 +144,32 @@ if (selected(conformance.name)) {
   const failed = r ? r.failed + (code !== 0 && r.failed === 0 ? 1 : 0) : 1;
   results.push({
     name: `tests: ${conformance.name}`,
+    passed: r ? r.passed : 0,
+    failed,
+    skipped: r ? r.skipped : 0,
+    ms: Date.now() - started,
+  });
+}
+
+if (selected(gatewayConformance.name)) {
+  process.stdout.write(
+    `\n── tests: ${gatewayConformance.name} (gateway-api, ${gatewayConformance.cases.join(', ')}) ──\n`,
+  );
+  const report = `${cache}/conformance-gateway.json`;
+  rmSync(report, { force: true });
+  const started = Date.now();
+  const code = await run('node', [
+    'scripts/conformance.mjs',
+    '--suite',
+    'gateway-api',
+    '--report',
+    report,
+    ...gatewayConformance.cases.flatMap((c) => ['--case', c]),
+  ]);
+  const r = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined;
+  const failed = r ? r.failed + (code !== 0 && r.failed === 0 ? 1 : 0) : 1;
+  results.push({
+    name: `tests: ${gatewayConformance.name}`,
     passed: r ? r.passed : 0,
     failed,
     skipped: r ? r.skipped : 0,

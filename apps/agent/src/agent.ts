@@ -36,6 +36,8 @@ export interface AgentOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** The Dataplane API version to speak (default '3.4'; '3.0' has no 3.2+ paths). */
   readonly apiVersion?: '3.0' | '3.4';
+  /** The configuration to start from when the config dir has no haproxy.cfg (default: a minimal one). */
+  readonly bootstrapConfigFile?: string;
 }
 
 /** A running agent. */
@@ -76,12 +78,15 @@ const BOOTSTRAP = [
   '',
 ].join('\n');
 
-function prepareDir(paths: ReturnType<typeof agentPaths>): void {
+function prepareDir(paths: ReturnType<typeof agentPaths>, bootstrapFile?: string): void {
   for (const d of [paths.dir, paths.mapsDir, paths.sslDir, paths.generalDir, paths.runDir]) {
     mkdirSync(d, { recursive: true });
   }
   // Restart safety: an existing haproxy.cfg (the last configuration pushed) is kept as is.
-  if (!existsSync(paths.configFile)) writeAtomic(paths.configFile, withVersion(BOOTSTRAP, 1));
+  if (!existsSync(paths.configFile)) {
+    const bootstrap = bootstrapFile === undefined ? BOOTSTRAP : readFileSync(bootstrapFile, 'utf8');
+    writeAtomic(paths.configFile, withVersion(bootstrap, 1));
+  }
   writeFileSync(paths.fragmentFile, fragmentText(paths));
 }
 
@@ -92,7 +97,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const bin = resolveHaproxyBin(options.haproxyBin);
   const credentials = new Credentials(options.credentials);
   const version = await detectHaproxyVersion(bin);
-  prepareDir(paths);
+  prepareDir(paths, options.bootstrapConfigFile);
   const address = options.address ?? '127.0.0.1';
   const haproxy = new HaproxyProcess({
     bin,

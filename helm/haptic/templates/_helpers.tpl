@@ -102,11 +102,19 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
        to nothing, so that it works with the webhook off). */ -}}
 {{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
-{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $cfg.dataplane) -}}
+{{- /* With the agent, storage paths are relative to HAProxy's working directory, the shared
+       /etc/haproxy (the agent runs HAProxy there): the same rendered config holds in the pod, in
+       the controller's `haproxy -c` tree and on a test-bed node. The real sidecar keeps the
+       default absolute /etc/haproxy/... paths its dataplaneapi.yaml names. */ -}}
+{{- $dirs := dict -}}
+{{- if eq .Values.haproxy.dataplane.mode "agent" }}{{ $dirs = dict "mapsDir" "maps" "sslCertsDir" "ssl" "generalStorageDir" "general" }}{{ end -}}
+{{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $dirs $cfg.dataplane) -}}
 {{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}
 {{- $extra := deepCopy $libExtra -}}
 {{- $extra = mergeOverwrite $extra (deepCopy $cfg.extraContext) -}}
 {{- $_ := set $extra "controller_name" (include "haptic.controllerName" .) -}}
+{{- /* The Gateway API library: GatewayClasses naming this release's controller are served. */ -}}
+{{- if hasKey $libExtra "gateway_controller_name" }}{{ $_ := set $extra "gateway_controller_name" (include "haptic.controllerName" .) }}{{ end -}}
 {{- $_ := set $extra "http_port" (int .Values.haproxy.ports.http) -}}
 {{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
 {{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
@@ -130,7 +138,7 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- if hasKey $tests $name }}{{ fail (printf "validation test %s is defined twice (%s)" $name $path) }}{{ end -}}
 {{- /* The library's tests are written against its own defaults for what the chart sets. */ -}}
 {{- $pinned := dict -}}
-{{- range $k := list "controller_name" "http_port" "https_port" "stats_port" }}{{ if hasKey $libExtra $k }}{{ $_ := set $pinned $k (get $libExtra $k) }}{{ end }}{{ end -}}
+{{- range $k := list "controller_name" "gateway_controller_name" "http_port" "https_port" "stats_port" }}{{ if hasKey $libExtra $k }}{{ $_ := set $pinned $k (get $libExtra $k) }}{{ end }}{{ end -}}
 {{- $_ := set $test "extraContext" (mergeOverwrite $pinned (default dict $test.extraContext)) -}}
 {{- $_ := set $tests $name $test -}}
 {{- end -}}

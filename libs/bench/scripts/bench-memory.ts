@@ -3,7 +3,8 @@
 // deploying to one HAProxy pod; the controller runs under the V8 heap limit the chart's memory
 // limit gives it. Prints the controller's RSS, V8 heap and VmHWM and its `haproxy -c` peak.
 // Run: npm run bench:memory [-- [--ingresses N]... [--changes N] [-o json] [--haproxy-bin PATH]
-//                              [--heap-snapshot DIR]]
+//                              [--heap-snapshot DIR] [--cpu-prof DIR] [--timeout SECONDS]
+//                              [--lease SECONDS]]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -25,6 +26,9 @@ interface Args {
   json: boolean;
   haproxyBin: string | undefined;
   snapshotDir: string | undefined;
+  cpuProfDir: string | undefined;
+  timeoutMs: number | undefined;
+  lease: string | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -34,6 +38,9 @@ function parseArgs(argv: readonly string[]): Args {
     json: false,
     haproxyBin: undefined,
     snapshotDir: undefined,
+    cpuProfDir: undefined,
+    timeoutMs: undefined,
+    lease: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -43,6 +50,9 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '-o' || a === '--output') args.json = argv[++i] === 'json';
     else if (a === '--haproxy-bin') args.haproxyBin = argv[++i];
     else if (a === '--heap-snapshot') args.snapshotDir = argv[++i];
+    else if (a === '--cpu-prof') args.cpuProfDir = argv[++i];
+    else if (a === '--timeout') args.timeoutMs = Number(argv[++i]) * 1000;
+    else if (a === '--lease') args.lease = argv[++i];
     else throw new Error(`unknown argument ${a}`);
   }
   if (args.sizes.length === 0) args.sizes = [1000, 10000];
@@ -62,14 +72,31 @@ function chartMemoryLimit(): number {
   return Number(m[1]) * (m[2] === 'Gi' ? 1024 ** 3 : 1024 ** 2);
 }
 
+/** `--lease 120s`: leaseDuration 120s, renewDeadline 100s, retryPeriod 2s. */
+function leaseTiming(text: string): Record<string, string> {
+  const m = /^(\d+)s$/.exec(text);
+  if (!m || Number(m[1]) < 15) throw new Error('--lease needs seconds of at least 15, e.g. 120s');
+  const s = Number(m[1]);
+  return { leaseDuration: `${s}s`, renewDeadline: `${Math.round(s * 0.8)}s`, retryPeriod: '2s' };
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const haproxyBin = resolveHaproxyBinary(args.haproxyBin);
   const limit = chartMemoryLimit();
   const heap = heapLimitMiB(limit);
   const tls = await generateCertificate({ commonName: 'bench', dnsNames: ['*.example.com'] });
+  const stop = new AbortController();
+  const onSignal = (): void => {
+    console.error('bench:memory: stopping the stack');
+    stop.abort();
+    process.exitCode = 130;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const figures: Figure[] = [];
   for (const n of args.sizes) {
+    if (stop.signal.aborted) break;
     figures.push(
       ...(await memoryScenario({
         ingresses: n,
@@ -77,6 +104,10 @@ async function main(): Promise<void> {
         haproxyBin,
         heapLimitMiB: heap,
         changes: args.changes,
+        ...(args.timeoutMs ? { timeoutMs: args.timeoutMs } : {}),
+        ...(args.lease ? { leaderElection: leaseTiming(args.lease) } : {}),
+        signal: stop.signal,
+        ...(args.cpuProfDir ? { cpuProfDir: args.cpuProfDir } : {}),
         ...(args.snapshotDir
           ? {
               nodeFlags: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.snapshotDir}`],

@@ -23,3 +23,26 @@ export {
   type ProcessMemory,
 } from './lib/memory-probe.js';
 export { takeHeapSnapshot } from './lib/heap-snapshot.js';
+export {
+  heapBreakdown,
+  heapBreakdownOf,
+  HEAP_OWNERS,
+  type HeapShare,
+} from './lib/heap-breakdown.js';
+export {
+  runBench,
+  formatBench,
+  roundedResult,
+  SCENARIOS,
+  SIZES,
+  PLANS,
+  type ScenarioName,
+  type SizeName,
+  type SizePlan,
+  type BenchOptions,
+  type BenchResult,
+  type ScenarioResult,
+} from './lib/bench.js';
+export { type Measure, type Unit, isFinite as isFiniteMeasure } from './lib/measures.js';
+export { chartSettings, type ChartSettings } from './lib/chart.js';
+export { TerminalProgress, silent, type Progress } from './lib/progress.js';

@@ -14,3 +14,4 @@ export * from './lib/clock.js';
 export * from './lib/reconcile-scheduler.js';
 export { templateConfigCrd, classSchema, type CrdSchema } from './lib/config/crd.js';
 export { crdYaml } from './lib/config/crd-yaml.js';
+export { ContentMemo } from './lib/content-memo.js';

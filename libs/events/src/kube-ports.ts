@@ -21,6 +21,11 @@ export interface KubeObject {
 export interface IndexedResourceSpec {
   readonly indexBy: readonly string[];
   readonly store: 'full' | 'on-demand';
+  /**
+   * Fields whose change alone does not trigger a render (the object is still stored): the
+   * status haptic itself writes. `metadata.resourceVersion` and `managedFields` always are.
+   */
+  readonly quietPaths?: readonly string[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Global, Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { Registry } from 'prom-client';
+import { register } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BusModule, EVENT_BUS } from '#bus';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
@@ -67,10 +67,14 @@ function config(leaderElection: Partial<TemplateConfig['spec']['controller']['le
 
 describe('LeaderModule', () => {
   let ref: TestingModule | undefined;
-  afterEach(async () => ref?.close());
+  afterEach(async () => {
+    await ref?.close();
+    register.clear();
+  });
 
   async function start(lease: MemoryLease, reachable: () => boolean, clock: FakeClock) {
-    const registry = new Registry();
+    // the application's one registry, where @willsoto/nestjs-prometheus declares the metrics
+    const registry = register;
     @Global()
     @Module({
       providers: [{ provide: METRICS_REGISTRY, useValue: registry }],

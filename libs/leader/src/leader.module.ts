@@ -4,7 +4,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '#core';
 import { KubeLeaseStore, type LeaseRef } from './lease-api.js';
 import { LeaderWork } from './leader-work.js';
-import { LEADER_OPTIONS, LeaderService, type LeaderServiceOptions } from './leader.service.js';
+import { leaderMetrics, LeaderTenure } from './leader.metrics.js';
+import { LEADER_OPTIONS, type LeaderServiceOptions } from './leader.options.js';
+import { LeaderService } from './leader.service.js';
 import type { LeaseStore } from './lib/lease-store.js';
 
 export interface LeaderModuleOptions {
@@ -20,7 +22,7 @@ export interface LeaderModuleOptions {
 /**
  * LeaderModule: Lease election from spec.controller.leaderElection; publishes leader.status and
  * starts/stops every provider that declares it needs leadership (LeaderElectionRunnable).
- * Needs the global BusModule; uses METRICS_REGISTRY when present.
+ * Needs the global BusModule; its metrics are providers on the application's registry.
  */
 @Module({})
 export class LeaderModule {
@@ -43,7 +45,13 @@ export class LeaderModule {
     return {
       module: LeaderModule,
       imports: [DiscoveryModule],
-      providers: [{ provide: LEADER_OPTIONS, useValue: serviceOptions }, LeaderWork, LeaderService],
+      providers: [
+        { provide: LEADER_OPTIONS, useValue: serviceOptions },
+        LeaderWork,
+        LeaderTenure,
+        ...leaderMetrics,
+        LeaderService,
+      ],
       exports: [LeaderService],
     };
   }

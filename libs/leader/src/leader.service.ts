@@ -2,37 +2,21 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import type { Registry } from 'prom-client';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Gauge } from 'prom-client';
 import { EVENT_BUS } from '#bus';
 import { monotonicClock, type Clock, type LeaderElectionSpec } from '#core';
-import { METRICS_REGISTRY, type HapticBus, type LeaderStatus } from '#events';
-import type { LeaseRef } from './lease-api.js';
+import type { HapticBus, LeaderStatus } from '#events';
 import { LeaderWork } from './leader-work.js';
-import { leaderMetrics, type LeaderMetrics } from './leader.metrics.js';
+import { LEADER_GAUGE, LEADER_TRANSITIONS, LeaderTenure } from './leader.metrics.js';
+import { LEADER_OPTIONS, type LeaderServiceOptions } from './leader.options.js';
 import { LeaderElector, type LeaseObservation } from './lib/elector.js';
-import type { LeaseStore } from './lib/lease-store.js';
 import { electionTiming } from './lib/timing.js';
 
-export const LEADER_OPTIONS = Symbol.for('haptic.LeaderOptions');
-
-export interface LeaderServiceOptions {
-  /** This replica (the pod name in a cluster). */
-  readonly identity: string;
-  /** Namespace of the Lease (the controller's own). */
-  readonly namespace: string;
-  /** Lease name when leaderElection.leaseName is empty (the config resource's name). */
-  readonly defaultLeaseName: string;
-  /** Makes the store of a Lease (the Kubernetes API in production, memory in tests). */
-  readonly leaseStore: (ref: LeaseRef) => LeaseStore;
-  /** Monotonic clock for expiry and deadlines (tests pass a fake one). */
-  readonly clock?: Clock;
-  /** Standalone mode: how long in-flight work may finish at shutdown (default 10 s). */
-  readonly standaloneStopGraceMs?: number;
-}
+export { LEADER_OPTIONS, type LeaderServiceOptions } from './leader.options.js';
 
 /**
  * Runs the election the config asks for (a Lease, or standalone when leaderElection.enabled is
@@ -44,12 +28,10 @@ export interface LeaderServiceOptions {
 export class LeaderService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Leader');
   private readonly clock: Clock;
-  private readonly metrics: LeaderMetrics | undefined;
   private elector: LeaderElector | undefined;
   private standalone = false;
   private key: string | undefined;
   private leadingSince: number | undefined;
-  private ledMs = 0;
   private observed: (LeaseObservation & { at: string }) | undefined;
   private offs: (() => void)[] = [];
   private closing: Promise<void> | undefined;
@@ -58,10 +40,11 @@ export class LeaderService implements OnModuleInit, OnModuleDestroy {
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     @Inject(LEADER_OPTIONS) private readonly options: LeaderServiceOptions,
     private readonly work: LeaderWork,
-    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
+    private readonly tenure: LeaderTenure,
+    @InjectMetric(LEADER_GAUGE) private readonly leaderGauge: Gauge,
+    @InjectMetric(LEADER_TRANSITIONS) private readonly transitions: Counter,
   ) {
     this.clock = options.clock ?? monotonicClock;
-    this.metrics = registry ? leaderMetrics(registry, () => this.leadSeconds()) : undefined;
   }
 
   onModuleInit(): void {
@@ -78,12 +61,6 @@ export class LeaderService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     for (const off of this.offs.splice(0)) off();
     await (this.closing ??= this.teardown());
-  }
-
-  /** Total time this replica has led, in seconds. */
-  leadSeconds(): number {
-    const now = this.leadingSince === undefined ? 0 : this.clock.now() - this.leadingSince;
-    return (this.ledMs + now) / 1000;
   }
 
   private async configure(spec: Readonly<LeaderElectionSpec>): Promise<void> {
@@ -133,8 +110,9 @@ export class LeaderService implements OnModuleInit, OnModuleDestroy {
 
   private async gained(): Promise<void> {
     this.leadingSince = this.clock.now();
-    this.metrics?.leader.set(1);
-    this.metrics?.transitions.inc({ to: 'leader' });
+    this.tenure.begin();
+    this.leaderGauge.set(1);
+    this.transitions.inc({ to: 'leader' });
     this.publish(true);
     this.logger.log(
       `${this.options.identity} leads: starting ${this.work.runnables().length} leader-only services`,
@@ -143,10 +121,10 @@ export class LeaderService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async lost(deadline: AbortSignal, reason: string): Promise<void> {
-    if (this.leadingSince !== undefined) this.ledMs += this.clock.now() - this.leadingSince;
     this.leadingSince = undefined;
-    this.metrics?.leader.set(0);
-    this.metrics?.transitions.inc({ to: 'standby' });
+    this.tenure.end();
+    this.leaderGauge.set(0);
+    this.transitions.inc({ to: 'standby' });
     this.publish(false);
     this.logger.warn(
       `${this.options.identity} no longer leads (${reason}): stopping leader-only work`,

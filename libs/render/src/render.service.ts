@@ -33,6 +33,11 @@ export class RenderService {
     for (const p of providers ?? []) this.addContextProvider(p);
   }
 
+  /** The modules' own context providers (the built-in ones are added at compile). */
+  get contextProviders(): readonly ContextProvider[] {
+    return this.providers;
+  }
+
   /** Adds a named template variable computed from each snapshot (before the next compile). */
   addContextProvider(provider: ContextProvider): void {
     if (contextProviders(this.providers).some((p) => p.name === provider.name)) {

@@ -9,6 +9,7 @@ export {
   type Topology,
 } from './lib/topology.js';
 export { repoRoot } from './lib/paths.js';
+export { assembleLibrary, assembleIngressLibrary } from './lib/library.js';
 export { StackError } from './lib/stack.errors.js';
 export { startDemo, describeDemo, type Demo, type DemoState } from './lib/demo.js';
 export { servedBy, type EchoSeen } from './lib/serving.js';

@@ -3,7 +3,7 @@ import { makeCounterProvider } from '@willsoto/nestjs-prometheus';
 /** `haptic_status_writes_total{kind,result}`: status subresource writes (config, ingress). */
 export const STATUS_WRITES = {
   name: 'haptic_status_writes_total',
-  help: 'Status writes by the leader, by object kind (config, ingress) and result (ok, error).',
+  help: 'Status writes by the leader, by object kind (config, ingress, gateway) and result (ok, error).',
   labelNames: ['kind', 'result'] as const,
 };
 

@@ -11,3 +11,21 @@ export interface StatusModuleOptions {
   /** How often the published address is re-read (Service and Node changes), ms; default 30 s. */
   readonly resyncMs?: number;
 }
+
+/** The GatewayStatusApi port (KubeGatewayStatusApi, or a fake in tests). */
+export const GATEWAY_STATUS_API = Symbol.for('haptic.GatewayStatusApi');
+/** Port: the current snapshot and config settings the Gateway API status is computed from. */
+export const GATEWAY_STATUS_SOURCE = Symbol.for('haptic.GatewayStatusSource');
+
+/** What the Gateway API status writer reads: the index snapshot and the config in force. */
+export interface GatewayStatusSource {
+  /** Undefined while no config is in force. */
+  snapshot(): Promise<
+    | {
+        readonly list: (watched: string) => readonly object[];
+        readonly watched: readonly string[];
+        readonly extra: Readonly<Record<string, unknown>>;
+      }
+    | undefined
+  >;
+}

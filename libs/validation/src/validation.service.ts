@@ -14,7 +14,11 @@ export interface ValidationOptions {
   readonly haproxyBin: string;
   /** Per-check timeout (default 30 s). */
   readonly timeoutMs?: number;
-  /** `haproxy -c` runs at once in this process (default 2). */
+  /**
+   * `haproxy -c` runs at once in this process (default 1: the pipeline and the webhook's dry runs
+   * share one slot, so the container's memory holds one check's peak, which the V8 heap limit
+   * leaves room for; see heap-limit.ts).
+   */
   readonly concurrency?: number;
   /** Values for `${VAR}` references in templates, e.g. POD_IP (default: none, i.e. empty). */
   readonly env?: Readonly<Record<string, string>>;
@@ -49,7 +53,7 @@ export class ValidationService {
         timeoutMs: options.timeoutMs ?? 30_000,
         ...(options.env ? { env: options.env } : {}),
       },
-      options.concurrency ?? 2,
+      options.concurrency ?? 1,
     );
   }
 

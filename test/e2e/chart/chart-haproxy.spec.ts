@@ -117,7 +117,20 @@ describe('the HAProxy pods of the chart', () => {
         '--config-dir=/etc/haproxy',
         '--reload-delay=2000',
         '--password-file=/var/run/haptic/credentials/dataplane_password',
+        // The agent seeds the shared folder itself: no init container (no shell in the image).
+        '--bootstrap-config=/etc/haptic/haproxy/haproxy.cfg',
       ]),
+    );
+    expect(d.spec.template.spec.initContainers).toBeUndefined();
+    // The agent runs HAProxy in /etc/haproxy: the config names storage relative to it.
+    const dataplane = find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane;
+    expect([dataplane.mapsDir, dataplane.sslCertsDir, dataplane.generalStorageDir]).toEqual([
+      'maps',
+      'ssl',
+      'general',
+    ]);
+    expect(find(template(), 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane.mapsDir).toBe(
+      undefined,
     );
     expect(agent.volumeMounts).toContainEqual({
       name: 'credentials',

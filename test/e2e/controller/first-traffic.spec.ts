@@ -1,15 +1,22 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { dataplaneCredentialsSecret, describeForMajors, registerAgentPod } from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
 import { DESIGN_METRICS, documentedMetrics, metricFamilies } from './metric-names.js';
-import { eventually, freePort, getWithHost, haptic, root, type HapticProcess } from './support.js';
+import {
+  eventually,
+  freePort,
+  getWithHost,
+  haptic,
+  promtoolCheck,
+  root,
+  type HapticProcess,
+} from './support.js';
 
 // A small map-routed configuration: Ingress hosts go to a host map, Services become backends whose
 // servers come from EndpointSlices. (The full Ingress library is tested in test/e2e/ingress-library.)
@@ -41,15 +48,8 @@ const HOSTS_MAP = `{%- for ing in resources.ingresses %}{% for rule in ing.spec.
 {%- endfor %}{% endfor %}{% endfor %}
 `;
 
-/** promtool from the project's tools when fetched there, else from PATH. */
-const promtool = () => {
-  const local = join(root, '.tools/bin/promtool');
-  return existsSync(local) ? local : 'promtool';
-};
-
 const HAPROXY_IP = '127.0.0.61';
 const ECHO_IP = '127.0.0.62';
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 // 3.0 is the production major; 2.6 runs the same scenario as a smoke test (DESIGN.md §7).
 describeForMajors(
@@ -92,39 +92,8 @@ describeForMajors(
       httpPort = await freePort(HAPROXY_IP);
       for (const name of ['haptic', 'apps'])
         await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { namespace: 'haptic', name: 'dp-creds' },
-        data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-      });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-        spec: {
-          containers: [
-            {
-              name: 'dataplane',
-              image: 'haptic',
-              ports: [{ name: 'dataplane', containerPort: agent.port }],
-            },
-          ],
-        },
-      });
-      const podPath = `/api/v1/namespaces/haptic/pods/haproxy-0`;
-      const current = (await (await fetch(sim.url + podPath)).json()) as KubeObject;
-      const status = {
-        phase: 'Running',
-        podIP: HAPROXY_IP,
-        containerStatuses: [{ name: 'dataplane', ready: true }],
-      };
-      const res = await fetch(`${sim.url}${podPath}/status`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...current, status }),
-      });
-      expect(res.status).toBe(200);
+      await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
+      await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
       await put({
         apiVersion: 'haproxy-haptic.org/v1alpha1',
         kind: 'HAProxyTemplateConfig',
@@ -285,8 +254,7 @@ describeForMajors(
       expect(body).toMatch(
         /^haptic_deployments_total\{pod="haptic\/haproxy-0",result="applied"\} [1-9]/m,
       );
-      const check = spawnSync(promtool(), ['check', 'metrics'], { input: body, encoding: 'utf8' });
-      expect({ status: check.status, output: check.stdout + check.stderr }).toEqual({
+      expect(promtoolCheck(body)).toEqual({
         status: 0,
         output: '',
       });

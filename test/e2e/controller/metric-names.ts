@@ -23,6 +23,8 @@ export const DESIGN_METRICS = [
   'haptic_kube_events_total',
   'haptic_webhook_requests_total',
   'haptic_webhook_duration_seconds',
+  'haptic_leader',
+  'haptic_leader_transitions_total',
 ] as const;
 
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */

@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
@@ -72,3 +74,13 @@ export function haptic(args: string[], env: NodeJS.ProcessEnv = {}): HapticProce
 }
 
 export { freePort } from '#testing';
+
+/** `promtool check metrics` on an exposition (promtool from the project's tools, else PATH). */
+export function promtoolCheck(exposition: string): { status: number | null; output: string } {
+  const local = join(root, '.tools/bin/promtool');
+  const check = spawnSync(existsSync(local) ? local : 'promtool', ['check', 'metrics'], {
+    input: exposition,
+    encoding: 'utf8',
+  });
+  return { status: check.status, output: check.stdout + check.stderr };
+}

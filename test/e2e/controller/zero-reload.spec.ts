@@ -7,7 +7,13 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
-import { cliCommand, describeForMajors, parseMasterShowProc } from '#testing';
+import {
+  cliCommand,
+  dataplaneCredentialsSecret,
+  describeForMajors,
+  parseMasterShowProc,
+  registerAgentPod,
+} from '#testing';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import { runNode } from '../ingress-library/library.js';
@@ -181,12 +187,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
     httpsPort = await freePort(HAPROXY_IP);
     for (const name of ['haptic', NS])
       await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { namespace: 'haptic', name: 'dp-creds' },
-      data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-    });
+    await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
     await put({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'IngressClass',
@@ -198,33 +199,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       ...tlsSecret('default-tls', fallback),
       metadata: { namespace: 'haptic', name: 'default-tls' },
     });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-      spec: {
-        containers: [
-          {
-            name: 'dataplane',
-            image: 'haptic',
-            ports: [{ name: 'dataplane', containerPort: agent.port }],
-          },
-        ],
-      },
-    });
-    const podPath = `/api/v1/namespaces/haptic/pods/haproxy-0`;
-    const current = (await (await fetch(sim.url + podPath)).json()) as KubeObject;
-    const status = {
-      phase: 'Running',
-      podIP: HAPROXY_IP,
-      containerStatuses: [{ name: 'dataplane', ready: true }],
-    };
-    const res = await fetch(`${sim.url}${podPath}/status`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...current, status }),
-    });
-    expect(res.status).toBe(200);
+    await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
     const spec = structuredClone(library.spec) as Record<string, Record<string, unknown>>;
     const settings = spec['templatingSettings']!;
     settings['extraContext'] = {

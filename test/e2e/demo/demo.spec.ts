@@ -1,18 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send, waitFor } from '#stack';
+import { demoDocCommands, sh } from '../docs/doc-commands.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface State {
   kubeconfig: string;
   haproxy: { http: string; https: string };
-  controller: { health: string; metrics: string; webhook: string | null };
+  controller: { health: string; metrics: string; webhook: string };
   agent: string;
   hosts: string[];
 }
@@ -109,6 +111,29 @@ describe('npm run demo', () => {
     expect((await fetch(`${state.controller.health}/readyz`)).status).toBe(200);
     expect(await (await fetch(state.controller.metrics)).text()).toContain('# TYPE');
     expect((await fetch(`${state.agent}/info`)).status).toBe(401); // credentials required
+    // The state file's webhook answers AdmissionReview over TLS (the chart's generated certificate).
+    const hook = new URL(state.controller.webhook);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          host: hook.hostname,
+          port: Number(hook.port),
+          path: hook.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          rejectUnauthorized: false, // the chart's generated CA is in the webhook configuration
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect([200, 400]).toContain(status); // an empty review is refused, by the webhook itself
+    // Helm's view of the release, with the kubeconfig the demo wrote.
+    expect(output).toContain('helm install haptic helm/haptic');
   });
 
   it('the real kubectl works with the kubeconfig it wrote', async () => {
@@ -124,12 +149,23 @@ describe('npm run demo', () => {
       k.on('error', reject).on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(s))));
     });
     expect(out.match(/pod\/haptic-haproxy-/g)).toHaveLength(2);
-    expect(out.match(/pod\/haptic-controller-/g)).toHaveLength(1);
+    // Installed through the chart: the leader-elected controller pair.
+    expect(out.match(/pod\/haptic-controller-/g)).toHaveLength(2);
+  });
+
+  it('the commands docs/getting-started.md shows work against it', async () => {
+    const lines = demoDocCommands(root, state);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    for (const line of lines) {
+      const r = await sh(line, { cwd: root, env: process.env, timeoutMs: 60_000 });
+      expect(r, `${line}\n${r.output}`).toMatchObject({ code: 0 });
+      if (line.startsWith('curl ')) expect(r.output, line).toContain('"service"');
+    }
   });
 
   it('SIGTERM stops every process it started and removes its files', async () => {
     const before = processesUnder(demoDir);
-    expect(before.length).toBeGreaterThanOrEqual(4); // two agents, two HAProxy, controller, echoes
+    expect(before.length).toBeGreaterThanOrEqual(6); // two agents, two HAProxy, two controllers, echoes
     demo.kill('SIGTERM');
     expect(await exited()).toBe(0);
     expect(processesUnder(demoDir)).toEqual([]);

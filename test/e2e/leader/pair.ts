@@ -314,7 +314,13 @@ export class LeaderBed {
         `${name} to print its ports`,
         () => {
           const m = /"healthPort":(\d+)/.exec(proc.output());
-          return m ? Number(m[1]) : undefined;
+          if (m) return Number(m[1]);
+          const { exitCode, signalCode } = proc.child;
+          // a replica that died or hangs at start says why, instead of a bare time-out
+          throw new Error(
+            `${exitCode !== null || signalCode !== null ? `exited (${exitCode ?? signalCode})` : 'no ports yet'}; ` +
+              `its output ends: ${proc.output().slice(-1500)}`,
+          );
         },
         60_000,
       );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { dataplaneCredentialsSecret, describeForMajors, registerAgentPod } from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
@@ -14,9 +14,11 @@ import {
   freePort,
   getWithHost,
   haptic,
+  promtoolCheck,
   root,
   type HapticProcess,
 } from '../controller/support.js';
+import { DESIGN_METRICS, metricFamilies } from '../controller/metric-names.js';
 
 // The admission path end to end: kube-sim calls the controller's webhook over HTTPS as an API
 // server does (ValidatingWebhookConfiguration, caBundle, failurePolicy), for writes made with the
@@ -130,39 +132,8 @@ describeForMajors(
       const [httpsPort, statsPort] = [await freePort(HAPROXY_IP), await freePort(HAPROXY_IP)];
       for (const name of ['haptic', 'apps'])
         await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { namespace: 'haptic', name: 'dp-creds' },
-        data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-      });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-        spec: {
-          containers: [
-            {
-              name: 'dataplane',
-              image: 'haptic',
-              ports: [{ name: 'dataplane', containerPort: agent.port }],
-            },
-          ],
-        },
-      });
-      const podPath = `${sim.url}/api/v1/namespaces/haptic/pods/haproxy-0`;
-      const current = (await (await fetch(podPath)).json()) as KubeObject;
-      const status = {
-        phase: 'Running',
-        podIP: HAPROXY_IP,
-        containerStatuses: [{ name: 'dataplane', ready: true }],
-      };
-      const res = await fetch(`${podPath}/status`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...current, status }),
-      });
-      expect(res.status).toBe(200);
+      await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
+      await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
       await put({
         apiVersion: 'networking.k8s.io/v1',
         kind: 'IngressClass',
@@ -377,10 +348,29 @@ describeForMajors(
       expect(res.status).toBe(200);
     });
 
-    it('exposes the webhook metrics by their DESIGN.md §9 names', async () => {
+    it('after a reconcile, a deployment and webhook calls: every DESIGN.md §9 metric, and promtool accepts the page', async () => {
       const body = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(body).toMatch(/^# TYPE haptic_webhook_requests_total counter$/m);
+      const families = metricFamilies(body);
+      expect(DESIGN_METRICS.filter((m) => !families.has(m))).toEqual([]);
+      // the metrics of what happened above hold samples, not only their declarations
+      expect(body).toMatch(/^haptic_reconcile_total\{result="triggered"\} [1-9]/m);
+      expect(body).toMatch(/^haptic_render_duration_seconds_count [1-9]/m);
+      expect(body).toMatch(/^haptic_validation_duration_seconds_count\{result="valid"\} [1-9]/m);
+      expect(body).toMatch(
+        /^haptic_deployments_total\{pod="haptic\/haproxy-0",result="applied"\} [1-9]/m,
+      );
+      expect(body).toMatch(
+        /^haptic_webhook_requests_total\{kind="resource",result="allowed"\} [1-9]/m,
+      );
+      expect(body).toMatch(
+        /^haptic_webhook_requests_total\{kind="config",result="denied"\} [1-9]/m,
+      );
       expect(body).toMatch(/^haptic_webhook_duration_seconds_count\{kind="resource"\} [1-9]/m);
+      expect(body).toMatch(/^haptic_leader 1$/m);
+      expect(promtoolCheck(body)).toEqual({
+        status: 0,
+        output: '',
+      });
       expect(readFileSync(join(dir, 'tls', 'tls.crt'), 'utf8')).toContain('BEGIN CERTIFICATE');
     });
   },

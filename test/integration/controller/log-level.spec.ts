@@ -2,6 +2,7 @@ import type { ConsoleLogger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EVENT_BUS } from '#bus';
 import { parseTemplateConfigText } from '#core';
+import { ReconcileModule } from '#reconcile';
 import type { HapticBus } from '#events';
 import {
   startController,
@@ -60,5 +61,73 @@ describe('log level and format', () => {
     c.app.get<HapticBus>(EVENT_BUS).setState('config.current', config('debug'));
     await c.app.get<HapticBus>(EVENT_BUS).idle();
     expect(c.app.get<ConsoleLogger>(APP_LOGGER).isLevelEnabled('log')).toBe(false);
+  });
+
+  it('logs one JSON line per reconcile outcome, with the correlation id of its trigger', async () => {
+    const lines: string[] = [];
+    const capture = (chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    c = await startController(resolveRunOptions({ ...flags, logLevel: 'info' }, {}), [
+      ReconcileModule,
+    ]);
+    const bus = c.app.get<HapticBus>(EVENT_BUS);
+    const trigger = await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
+    const caused = { cause: trigger };
+    await bus.publish('validation.completed', { hash: 'h1', durationMs: 1 }, caused);
+    await bus.publish(
+      'deploy.completed',
+      { pod: 'haptic/haproxy-0', hash: 'h1', reloaded: false, runtimeOperations: 2, durationMs: 3 },
+      caused,
+    );
+    await bus.publish(
+      'deploy.failed',
+      { pod: 'haptic/haproxy-1', hash: 'h1', reason: 'x' },
+      caused,
+    );
+    await bus.publish('render.failed', { reason: 'templates do not compile: y' });
+    await bus.idle();
+    const outcomes = lines
+      .flatMap((l) => l.split('\n').filter((x) => x.trim() !== ''))
+      .map((l) => JSON.parse(l) as { level: string; context?: string; message: unknown })
+      .filter((l) => l.context === 'Reconcile');
+    expect(outcomes).toEqual([
+      {
+        level: 'log',
+        context: 'Reconcile',
+        pid: expect.any(Number),
+        timestamp: expect.any(Number),
+        message: { outcome: 'valid', correlationId: trigger.correlationId, hash: 'h1' },
+      },
+      expect.objectContaining({
+        level: 'log',
+        message: {
+          outcome: 'deployed',
+          correlationId: trigger.correlationId,
+          pod: 'haptic/haproxy-0',
+          hash: 'h1',
+          reloaded: false,
+          runtimeOperations: 2,
+        },
+      }),
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.objectContaining({
+          outcome: 'deploy-failed',
+          correlationId: trigger.correlationId,
+          reason: 'x',
+        }),
+      }),
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.objectContaining({
+          outcome: 'render-failed',
+          correlationId: expect.not.stringMatching(trigger.correlationId),
+        }),
+      }),
+    ]);
   });
 });

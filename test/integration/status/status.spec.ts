@@ -195,6 +195,60 @@ describe('status written back (kubectl against kube-sim)', () => {
     expect(table).toMatch(/^theirs\s+other\s+theirs\.example\s+80\s/m);
   });
 
+  it("status writes (its own and a third party's) never trigger a render; a spec change does", async () => {
+    const metric = async (name: string, labels: string): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${controller.metricsPort}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const renders = () => metric('haptic_reconcile_total', 'result="triggered"');
+    const ingressWrites = () => metric('haptic_status_writes_total', 'kind="ingress",result="ok"');
+    const configWrites = () => metric('haptic_status_writes_total', 'kind="config",result="ok"');
+    // Longer than maxDelay (200 ms) many times over: a render a status write caused would be
+    // triggered well inside it, and would not coalesce with the change that follows.
+    const settle = () => new Promise((r) => setTimeout(r, 2_000));
+    const hashOf = async () => /Last Render Hash:\s+(\S+)/.exec(await describeConfig())?.[1] ?? '';
+    await until('the address on apps/ours', async () =>
+      (await k('get', 'ingress', '-n', 'apps', 'ours')).includes(NODE_IP),
+    );
+    await settle();
+    const before = {
+      renders: await renders(),
+      ingress: await ingressWrites(),
+      config: await configWrites(),
+    };
+    // A spec change: one render, then the leader writes the new Ingress's address and the
+    // config's new render hash — neither may cause a render of its own.
+    const hash = await hashOf();
+    await sim.apply(ingress('counted', 'haptic'));
+    await until('the address on apps/counted', async () =>
+      (await k('get', 'ingress', '-n', 'apps', 'counted')).includes(NODE_IP),
+    );
+    await until('the new render hash in status', async () => (await hashOf()) !== hash);
+    await settle();
+    expect(await ingressWrites()).toBeGreaterThan(before.ingress);
+    expect(await configWrites()).toBeGreaterThan(before.config);
+    expect(await renders()).toBe(before.renders + 1);
+    // A third party writes the status of an Ingress of another class, and of the config.
+    expect(
+      (
+        await statusPatch('/apis/networking.k8s.io/v1/namespaces/apps/ingresses/theirs', {
+          loadBalancer: { ingress: [{ ip: '198.51.100.7' }] },
+        })
+      ).status,
+    ).toBe(200);
+    await until('the foreign address', async () =>
+      (await k('get', 'ingress', '-n', 'apps', 'theirs')).includes('198.51.100.7'),
+    );
+    await settle();
+    expect(await renders()).toBe(before.renders + 1);
+    // A spec change after them still renders, exactly once.
+    await sim.apply(ingress('counted', 'haptic', 'counted-2.example'));
+    await until('the render of the new host', async () => (await renders()) === before.renders + 2);
+    await settle();
+    expect(await renders()).toBe(before.renders + 2);
+  });
+
   it('clears the address of an Ingress it no longer serves', async () => {
     await sim.apply(ingress('ours', 'other'));
     await until(

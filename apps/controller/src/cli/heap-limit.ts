@@ -5,9 +5,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Share of the cgroup memory limit given to the V8 old-space heap. The rest is for validation's
- * `haproxy -c` children (measured at 22–177 MB RSS from 10 to 10,000 backends), new-space,
- * code, native buffers and the process itself.
+ * Share of the cgroup memory limit given to the V8 old-space heap (307 MiB of 512 Mi). The other
+ * 40 % holds what the heap limit does not bound: the process's own non-heap memory (new space,
+ * code, native buffers: about 110 MiB, measured as RSS minus heap used) and the one `haproxy -c`
+ * validation runs at a time (ValidationService's concurrency is 1), whose peak grows with the
+ * configuration (Ingress library, HAProxy 3.0: 24 MiB at 20 Ingresses, 72 MiB at 1,000, about
+ * 500 MiB at 10,000 with 8 server slots per backend). See docs/operations/performance.md.
  */
 export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.6;
 

@@ -1,12 +1,19 @@
 import type { DeepReadonly, TemplateConfig, TemplateConfigSpec } from '#core';
 import { snapshotOf, type IndexSnapshot } from '#index';
-import { compileTemplates, render, type CompiledTemplates, type RenderProblem } from '#render';
+import {
+  compileTemplates,
+  render,
+  type CompiledTemplates,
+  type ContextProvider,
+  type RenderProblem,
+} from '#render';
 import type {
   FixtureRenderer,
   FixtureRenderRequest,
   RenderFailure,
   RenderOutcome,
 } from '#validation';
+import { HAPTIC_CONTEXT_PROVIDERS } from '../run/gateway-context.js';
 
 /** The renderer's problems as validation shows them. */
 export function renderFailure(p: RenderProblem): RenderFailure {
@@ -51,8 +58,19 @@ function contextOf(
 export class OfflineRenderer implements FixtureRenderer {
   private readonly compiled: CompiledTemplates | RenderProblem[];
 
-  constructor(private readonly config: TemplateConfig) {
-    const result = compileTemplates(config.spec, { configVersion: 'offline' });
+  /** `providers`: the modules' own template variables (the built-in ones are always there). */
+  constructor(
+    private readonly config: TemplateConfig,
+    providers: readonly ContextProvider[] = [],
+  ) {
+    const result = compileTemplates(config.spec, {
+      configVersion: 'offline',
+      // haptic's own (e.g. `gateway`), unless the caller's list already carries them
+      providers: [
+        ...HAPTIC_CONTEXT_PROVIDERS.filter((h) => !providers.some((p) => p.name === h.name)),
+        ...providers,
+      ],
+    });
     this.compiled = result.ok ? result.value : result.error;
   }
 

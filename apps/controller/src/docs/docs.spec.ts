@@ -11,6 +11,7 @@ import { HealthController } from '../api/health.controller.js';
 import { buildProgram } from '../cli/cli.js';
 import { flagRows } from './cli-reference.js';
 import { generatedDocs } from './generated.js';
+import { HAPTIC_CONTEXT_PROVIDERS } from '../run/gateway-context.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -83,6 +84,7 @@ describe('documentation that cannot drift', () => {
       ...tags.map((t) => `{% ${t}`),
       ...BUILTIN_NAMES.map((n) => `ctx ${n}`),
       ...BUILTIN_CONTEXT_PROVIDERS.map((p) => `ctx ${p.name}`),
+      ...HAPTIC_CONTEXT_PROVIDERS.map((p) => `ctx ${p.name}`),
     ].sort();
     const guide = read('docs/template-guide.md');
     const documented = [

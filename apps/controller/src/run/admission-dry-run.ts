@@ -27,6 +27,14 @@ import { OfflineRenderer } from '../cli/offline-renderer.js';
 
 type Compiled = { ok: true; value: CompiledTemplates } | { ok: false; error: RenderProblem[] };
 
+/**
+ * Wall-clock budget of one dry-run render attempt: with `haproxy -c` after it, a review stays
+ * well inside the API server's default webhook timeout (10 s) and the server's own 9 s answer.
+ */
+export const DRY_RUN_RENDER_LIMIT_MS = 4_000;
+
+const DRY_RUN_CONTROLLER = { haproxy_pods: [], is_leader: false } as const;
+
 /** A snapshot in which resources the index does not hold (a new config's) are empty. */
 function lenient(s: IndexSnapshot): RenderSnapshot {
   const known = new Set(s.names());
@@ -43,6 +51,8 @@ function lenient(s: IndexSnapshot): RenderSnapshot {
  */
 export class AdmissionDryRun implements AdmissionDryRunPort {
   private readonly compiled: { config: TemplateConfig; result: Compiled }[] = [];
+  /** The index version each compiled config's fragment cache was last rendered from. */
+  private readonly warmAt = new WeakMap<CompiledTemplates, number>();
 
   constructor(
     private readonly index: ResourceIndex,
@@ -63,10 +73,14 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
         reason: `templates do not compile: ${compiled.error.map(formatRenderProblem).join('; ')}`,
       };
     const base = await this.index.snapshot();
+    this.warm(compiled.value, base);
     const known = new Set(base.names());
     const snapshot = base.withOverlay(changes.filter((c) => known.has(c.resource)));
+    // Incremental over the cache the index's own render left, which this render does not change.
     const result = render(compiled.value, lenient(snapshot), {
-      controller: { haproxy_pods: [], is_leader: false },
+      controller: DRY_RUN_CONTROLLER,
+      timeLimitMs: DRY_RUN_RENDER_LIMIT_MS,
+      reuseOnly: true,
     });
     const quarantined = result.quarantined.map((q) => ({
       watched: q.object.watched,
@@ -98,17 +112,21 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
   async runTests(config: TemplateConfig): Promise<DryRunVerdict> {
     const { spec } = config;
     if (Object.keys(spec.validationTests).length === 0) return { ok: true };
-    const report = await runValidationTests(spec, new OfflineRenderer(config), {
-      workers: 2,
-      validate: (outputs, sourceMaps) =>
-        validateOutputs(outputs, {
-          dirs: spec.dataplane,
-          allowedDirectives: spec.validation.allowedDirectives,
-          checker: this.validation.checker,
-          templates: templateTexts(spec),
-          ...(sourceMaps ? { sourceMaps } : {}),
-        }),
-    });
+    const report = await runValidationTests(
+      spec,
+      new OfflineRenderer(config, this.renderer.contextProviders),
+      {
+        workers: 2,
+        validate: (outputs, sourceMaps) =>
+          validateOutputs(outputs, {
+            dirs: spec.dataplane,
+            allowedDirectives: spec.validation.allowedDirectives,
+            checker: this.validation.checker,
+            templates: templateTexts(spec),
+            ...(sourceMaps ? { sourceMaps } : {}),
+          }),
+      },
+    );
     if (report.passed) return { ok: true };
     const failed = report.tests.filter((t) => !t.passed);
     const why = failed.slice(0, 3).map((t) => {
@@ -119,6 +137,19 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
       ok: false,
       reason: `${failed.length} of ${report.tests.length} fail (${why.join('; ')})`,
     };
+  }
+
+  /**
+   * Renders the index as it is (keeping its fragments) when it changed since the last time, so a
+   * dry run re-renders only what the proposed object touches.
+   */
+  private warm(compiled: CompiledTemplates, base: IndexSnapshot): void {
+    if (this.warmAt.get(compiled) === base.version) return;
+    render(compiled, lenient(base), {
+      controller: DRY_RUN_CONTROLLER,
+      timeLimitMs: DRY_RUN_RENDER_LIMIT_MS,
+    });
+    this.warmAt.set(compiled, base.version);
   }
 
   private compile(config: TemplateConfig): Compiled {

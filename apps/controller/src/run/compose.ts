@@ -13,6 +13,7 @@ import { WebhookModule, type WebhookOptions } from '#webhook';
 import { AdmissionDryRun } from './admission-dry-run.js';
 import { startController, type RunningController } from './controller-app.js';
 import { renderModuleWith, type ControllerExtensions } from './extension.js';
+import { gatewayStatusSourceProvider } from './gateway-status-source.js';
 import { ingressStatusSourceProvider } from './ingress-status-source.js';
 import { processKubeConfig } from './kube-config.js';
 import type { RunOptions } from './run-options.js';
@@ -29,8 +30,13 @@ import type { RunOptions } from './run-options.js';
       }),
     },
     ingressStatusSourceProvider,
+    gatewayStatusSourceProvider,
   ],
-  exports: [RENDER_SNAPSHOT_SOURCE, ingressStatusSourceProvider.provide],
+  exports: [
+    RENDER_SNAPSHOT_SOURCE,
+    ingressStatusSourceProvider.provide,
+    gatewayStatusSourceProvider.provide,
+  ],
 })
 class GlueModule {}
 

@@ -2,6 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { RenderModule, type ContextProvider, type ProviderContext } from '#render';
 import type { RenderSnapshot } from '#render';
+import { HAPTIC_CONTEXT_PROVIDERS } from './gateway-context.js';
 
 /** One Nest module a team composes into haptic (a class, a dynamic module, or a promise of one). */
 export type ExtensionModule = NonNullable<DynamicModule['imports']>[number];
@@ -70,6 +71,7 @@ export function renderModuleWith(extensions: ControllerExtensions): DynamicModul
     // the DataplaneModule reads the pods back: the first render keeps their server slots
     awaitReadBack: true,
     useFactory: (discovery: DiscoveryService) => [
+      ...HAPTIC_CONTEXT_PROVIDERS,
       ...(extensions.contextProviders ?? []),
       ...discoveredContextProviders(discovery),
     ],

@@ -1,26 +1,32 @@
 // Incremental rendering of the real Ingress library equals a full render, over random change
 // sequences: Services shared by several Ingresses, conflicting hosts and paths, delete then
-// recreate, Secret and EndpointSlice changes, objects that are quarantined, and config changes.
+// recreate, Secret and EndpointSlice changes, objects that are quarantined, and config changes;
+// webhook dry runs (an object overlaid, the cache reused but not changed) among them.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateConfig } from '#core';
 import { ResourceIndex, type KubeObject } from '#index';
 import { compileTemplates, render, type CompiledTemplates, type RenderInputs } from '#render';
+import { generateCertificate } from '#kube-sim';
 import { loadIngressLibrary } from './ingress-library.js';
 
 const NAMESPACES = ['a', 'b'] as const;
 const SERVICES = ['s0', 's1', 's2'] as const;
 const HOSTS = ['h0.example.com', 'h1.example.com', 'Not A Host'] as const;
 const PATHS = ['/', '/api', '/static'] as const;
-const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-const KEY = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+// A Secret holds a real certificate (registered, replayed from kept fragments) or one that
+// does not parse (quarantined); set in beforeAll.
+const PEM = { cert: '', key: '' };
+const BAD_CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 type Op =
   | { readonly kind: 'upsert'; readonly watched: string; readonly object: KubeObject }
   | { readonly kind: 'remove'; readonly watched: string; readonly object: KubeObject }
   | { readonly kind: 'extra'; readonly extra: Record<string, unknown> }
-  | { readonly kind: 'deploy' };
+  /** The pods now run what was rendered `back` renders ago (0: the last; more: a stale one). */
+  | { readonly kind: 'deploy'; readonly back: number }
+  | { readonly kind: 'dry-run'; readonly object: KubeObject; readonly remove: boolean };
 
 const ns = fc.constantFrom(...NAMESPACES);
 const svcName = fc.constantFrom(...SERVICES);
@@ -150,10 +156,10 @@ const secret = fc
   .map((s): KubeObject => {
     const data: Record<string, string> =
       s.name === 'tls'
-        ? { 'tls.crt': b64(s.good ? CERT : 'nope'), 'tls.key': b64(KEY) }
+        ? { 'tls.crt': b64(s.good ? PEM.cert : BAD_CERT), 'tls.key': b64(PEM.key) }
         : s.name === 'auth'
           ? { auth: b64(s.good ? 'user:$apr1$abc$def\n' : '') }
-          : { 'ca.crt': b64(s.good ? CERT : 'nope') };
+          : { 'ca.crt': b64(s.good ? PEM.cert : 'nope') };
     return {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -183,7 +189,16 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       })
       .map((extra): Op => ({ kind: 'extra', extra })),
   },
-  { weight: 1, arbitrary: fc.constant<Op>({ kind: 'deploy' }) },
+  {
+    weight: 2,
+    arbitrary: fc.integer({ min: 0, max: 4 }).map((back): Op => ({ kind: 'deploy', back })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(ingress, fc.boolean())
+      .map(([object, remove]): Op => ({ kind: 'dry-run', object, remove })),
+  },
 );
 
 function emptyIndex(config: TemplateConfig): ResourceIndex {
@@ -211,6 +226,13 @@ function emptyIndex(config: TemplateConfig): ResourceIndex {
       const endpoints = { suffix: 'x', port: 8080, hosts: [1, 2], ready: true };
       index.upsert('endpointslices', sliceOf({ namespace, service: name, ...endpoints }));
     }
+    // and a good TLS Secret (Ingresses with spec.tls name it; a change may spoil it)
+    index.upsert('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace, name: 'tls' },
+      data: { 'tls.crt': b64(PEM.cert), 'tls.key': b64(PEM.key) },
+    });
     const route = { host: 'h0.example.com', paths: ['/'], type: 'Prefix', service: 's0' };
     const ing = { namespace, name: 'i0', age: 1, annotations: {}, tls: false, ...route };
     index.upsert('ingresses', ingressOf(ing));
@@ -222,18 +244,33 @@ function emptyIndex(config: TemplateConfig): ResourceIndex {
 async function check(config: TemplateConfig, compiled: CompiledTemplates, ops: readonly Op[]) {
   const index = emptyIndex(config);
   let inputs: RenderInputs = { maxQuarantine: 20 };
+  const history: string[] = [];
   for (const o of ops) {
     if (o.kind === 'upsert') index.upsert(o.watched, o.object);
     else if (o.kind === 'remove') index.remove(o.watched, o.object);
     else if (o.kind === 'extra') inputs = { ...inputs, extra: o.extra };
     const snapshot = await index.snapshot();
+    if (o.kind === 'dry-run') {
+      // As the webhook: the object overlaid, the cache reused without being changed; the
+      // renders after it (incremental) must still equal full ones.
+      const operation = o.remove ? ('delete' as const) : ('update' as const);
+      const overlay = snapshot.withOverlay([
+        { resource: 'ingresses', operation, object: o.object },
+      ]);
+      const dry = render(compiled, overlay, { ...inputs, reuseOnly: true });
+      expect(dry).toEqual(render(compiled, overlay, { ...inputs, incremental: false }));
+      rendered.dryRuns++;
+    }
     if (o.kind === 'deploy') {
-      // What HAProxy now runs: the next render keeps server slots stable against it.
-      const deployed = render(compiled, snapshot, { ...inputs, incremental: false });
-      if (deployed.ok)
-        inputs = { ...inputs, previous: { haproxyConfig: deployed.outputs.haproxyConfig } };
+      // What HAProxy now runs (the last render, or a stale one read back from the pods): the
+      // next render keeps server slots stable against it.
+      const deployed = history[history.length - 1 - Math.min(o.back, history.length - 1)];
+      if (deployed !== undefined) inputs = { ...inputs, previous: { haproxyConfig: deployed } };
     }
     const full = render(compiled, snapshot, { ...inputs, incremental: false });
+    if (full.ok) history.push(full.outputs.haproxyConfig);
+    if (full.ok && Object.keys(full.outputs.sslCertificates).length > 0)
+      rendered.withCertificates++;
     expect(render(compiled, snapshot, inputs)).toEqual(full);
     if (full.ok) rendered.ok++;
     if (full.ok && /server \S+ 10\./.test(full.outputs.haproxyConfig)) rendered.withServers++;
@@ -242,12 +279,13 @@ async function check(config: TemplateConfig, compiled: CompiledTemplates, ops: r
 }
 
 /** How many renders succeeded and how many objects were quarantined (the test covers both). */
-const rendered = { ok: 0, withServers: 0, quarantined: 0 };
+const rendered = { ok: 0, withServers: 0, withCertificates: 0, quarantined: 0, dryRuns: 0 };
 
 describe('incremental rendering of the Ingress library', () => {
   let config: TemplateConfig;
   beforeAll(async () => {
     config = await loadIngressLibrary(process.cwd());
+    Object.assign(PEM, await generateCertificate({ dnsNames: ['h0.example.com'] }));
   }, 60_000);
 
   it('renders the same bytes, quarantines and problems as a full render after any changes', async () => {
@@ -263,5 +301,7 @@ describe('incremental rendering of the Ingress library', () => {
     expect(rendered.ok).toBeGreaterThan(100);
     expect(rendered.withServers).toBeGreaterThan(100);
     expect(rendered.quarantined).toBeGreaterThan(10);
+    expect(rendered.dryRuns).toBeGreaterThan(20);
+    expect(rendered.withCertificates).toBeGreaterThan(20);
   }, 300_000);
 });

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '#kube-sim';
 import { Stack, waitFor } from '#stack';
 import type { Figure } from './figures.js';
@@ -28,6 +29,16 @@ export interface MemoryScenarioOptions {
   readonly changes?: number;
   /** Extra node flags for the controller (e.g. `--heapsnapshot-signal=SIGUSR2`). */
   readonly nodeFlags?: readonly string[];
+  /** Writes CPU profiles of the controller into this folder, one a minute and one when it stops. */
+  readonly cpuProfDir?: string;
+  /**
+   * spec.controller.leaderElection (durations as text). At 10,000 Ingresses a render blocks the
+   * event loop longer than the default renewDeadline (10 s), so the lease is lost during every
+   * render; a longer lease lets the memory be measured until that is fixed.
+   */
+  readonly leaderElection?: Readonly<Record<string, string>>;
+  /** Stops the stack (every process it started) when aborted, e.g. on SIGINT. */
+  readonly signal?: AbortSignal;
   /** How long the first deployment may take (default 15 min). */
   readonly timeoutMs?: number;
   /** Called with the running stack and the controller's pid before it is stopped. */
@@ -41,6 +52,8 @@ interface PodView {
 }
 
 const NAMESPACES = 50;
+/** The in-process CPU profiler (NODE_OPTIONS refuses --cpu-prof); the built copy beside this one. */
+const CPU_PROFILE_PRELOAD = fileURLToPath(new URL('../preload/cpu-profile.js', import.meta.url));
 const MIB = 1024 * 1024;
 
 function namespaces(): KubeObject[] {
@@ -69,11 +82,11 @@ function containerPid(p: PodView): number {
   return Number(m[1]);
 }
 
-/** Every haproxy.cfg and map file HAProxy's pod folder holds, concatenated. */
-async function deployedText(podDir: string): Promise<string> {
+/** Every haproxy.cfg and map file HAProxy's pod folder holds (or only haproxy.cfg), concatenated. */
+async function deployedText(podDir: string, configOnly = false): Promise<string> {
   const entries = await readdir(podDir, { recursive: true, withFileTypes: true });
   const files = entries.filter(
-    (e) => e.isFile() && (e.name === 'haproxy.cfg' || e.name.endsWith('.map')),
+    (e) => e.isFile() && (e.name === 'haproxy.cfg' || (!configOnly && e.name.endsWith('.map'))),
   );
   const texts = await Promise.all(
     files.map((e) => readFile(join(e.parentPath, e.name), 'utf8').catch(() => '')),
@@ -114,24 +127,32 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     fast: true,
     objects,
     readyTimeoutMs: timeoutMs,
+    ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
     controllerEnv: {
-      NODE_OPTIONS: [`--max-old-space-size=${opts.heapLimitMiB}`, ...(opts.nodeFlags ?? [])].join(
-        ' ',
-      ),
+      NODE_OPTIONS: [
+        `--max-old-space-size=${opts.heapLimitMiB}`,
+        ...(opts.cpuProfDir ? [`--import=${CPU_PROFILE_PRELOAD}`] : []),
+        ...(opts.nodeFlags ?? []),
+      ].join(' '),
       HAPTIC_HAPROXY_BIN: wrapper,
+      ...(opts.cpuProfDir ? { HAPTIC_CPU_PROFILE_DIR: opts.cpuProfDir } : {}),
     },
     log: (l) => log(l),
   });
+  let stopping: Promise<void> | undefined;
+  const stopStack = (): Promise<void> => (stopping ??= stack.stop());
+  const onAbort = (): void => void stopStack();
+  opts.signal?.addEventListener('abort', onAbort);
   try {
     const controller = await pod(stack, 'controller');
     const pid = containerPid(controller);
     const metricsUrl = `http://${controller.status?.podIP}:${stack.topology.metricsPort}/metrics`;
     const haproxyPod = await pod(stack, 'loadbalancer');
     const podDir = join(stack.dir, 'pods', haproxyPod.metadata.uid.slice(0, 8));
-    const deployed = (needle: string, what: string): Promise<true> =>
+    const deployed = (needle: string, what: string, configOnly = false): Promise<true> =>
       waitFor(
         what,
-        async () => ((await deployedText(podDir)).includes(needle) ? true : undefined),
+        async () => ((await deployedText(podDir, configOnly)).includes(needle) ? true : undefined),
         timeoutMs,
         500,
       );
@@ -145,7 +166,10 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     };
 
     const started = Date.now();
-    await deployed(`app-${n - 1}.example.com`, `the first deployment of ${n} Ingresses`);
+    // The maps are written to storage before the configuration is pushed: the first deployment is
+    // done once haproxy.cfg names the last Ingress's backend (its Service, app-<n-1>).
+    await deployed(`_app-${n - 1}_`, `the first deployment of ${n} Ingresses`, true);
+    await deployed(`app-${n - 1}.example.com`, `the host map of the first deployment`);
     log(`n=${n}: first deployment after ${Date.now() - started} ms (controller pid ${pid})`);
     const first = await sample();
     const changes = opts.changes ?? 5;
@@ -181,7 +205,8 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
       fig('controller.heap-limit', opts.heapLimitMiB * MIB),
     ];
   } finally {
-    await stack.stop();
+    opts.signal?.removeEventListener('abort', onAbort);
+    await stopStack();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -14,9 +14,16 @@ export interface BusEvent<K extends string = string, P = unknown> {
   readonly at: number;
 }
 
+/**
+ * What handlers run under, and what a publish inherits: the event without its payload. The
+ * payload is left out because async resources created while handling (timers, sockets, file
+ * requests) keep the store alive, and a state value's payload can be a whole rendered config.
+ */
+export type BusCause = Omit<BusEvent, 'payload'>;
+
 /** Options for a publish: an explicit cause or correlation id (otherwise inherited from the handler running). */
 export interface PublishOptions {
-  readonly cause?: BusEvent;
+  readonly cause?: BusCause;
   readonly correlationId?: string;
 }
 

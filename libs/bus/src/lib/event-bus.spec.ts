@@ -1,6 +1,6 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { EventBus } from './event-bus.js';
+import { EventBus, currentEvent } from './event-bus.js';
 import type { SlowSubscriberReport } from './fact-subscription.js';
 
 interface Facts {
@@ -55,6 +55,22 @@ describe('EventBus facts', () => {
     await bus.publish('a.happened', { n: 2 });
     await bus.idle();
     expect(seen).toEqual([1, 2]);
+  });
+
+  it('runs handlers under the event without its payload (async resources do not keep payloads alive)', async () => {
+    const bus = newBus();
+    await bus.start();
+    const seen: unknown[] = [];
+    bus.subscribe('a.happened', async () => {
+      await tick();
+      seen.push(currentEvent());
+    });
+    const e = await bus.publish('a.happened', { n: 7 });
+    await bus.idle();
+    expect(seen).toEqual([
+      { seq: e.seq, topic: 'a.happened', correlationId: e.correlationId, at: e.at },
+    ]);
+    expect(currentEvent()).toBeUndefined();
   });
 
   it('carries the correlation id from a trigger through two hops', async () => {

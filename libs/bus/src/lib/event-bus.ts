@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { BoundedQueue } from './bounded-queue.js';
 import type {
+  BusCause,
   BusEvent,
   FactHandler,
   PublishOptions,
@@ -38,10 +39,21 @@ export interface TopicStats {
   readonly slowReports: number;
 }
 
-const context = new AsyncLocalStorage<BusEvent>();
+const context = new AsyncLocalStorage<BusCause>();
 
-/** The event being handled right now (inside a handler), if any. */
-export function currentEvent(): BusEvent | undefined {
+/** The cause a handler of `event` runs under (its payload is not kept: see BusCause). */
+function causeOf(event: BusEvent): BusCause {
+  return Object.freeze({
+    seq: event.seq,
+    topic: event.topic,
+    correlationId: event.correlationId,
+    ...(event.causedBy !== undefined ? { causedBy: event.causedBy } : {}),
+    at: event.at,
+  });
+}
+
+/** The event being handled right now (inside a handler), without its payload, if any. */
+export function currentEvent(): BusCause | undefined {
   return context.getStore();
 }
 
@@ -90,7 +102,7 @@ export class EventBus<F extends TopicMap, S extends TopicMap> {
       options.name ?? `${topic}#${this.facts.get(topic)?.size ?? 0}`,
       options.capacity ?? this.opts.queueCapacity,
       handler as FactHandler<string, unknown>,
-      (event, run) => context.run(event, run),
+      (event, run) => context.run(causeOf(event), run),
       this.opts.onHandlerError,
     );
     const set = this.facts.get(topic) ?? new Set<FactSubscription>();
@@ -141,7 +153,7 @@ export class EventBus<F extends TopicMap, S extends TopicMap> {
     const sub = new StateSubscription(
       options.name ?? `${topic}#${this.states.get(topic)?.size ?? 0}`,
       handler as StateHandler<string, unknown>,
-      (event, run) => context.run(event, run),
+      (event, run) => context.run(causeOf(event), run),
       this.opts.onHandlerError,
     );
     const set = this.states.get(topic) ?? new Set<StateSubscription>();

@@ -5,20 +5,25 @@ import { PassThrough } from 'node:stream';
 import { loadConfiguration, runCucumber } from '@cucumber/cucumber/api';
 import { repoRoot } from '#stack';
 import { ReportBuilder, type CaseReport, type SuiteReport } from './report.js';
+import { runGatewaySuite } from './gateway/runner.js';
 
 /** The suites this runner knows: their feature folder and step definitions (compiled). */
 const SUITES: Record<string, { features: string; steps: string }> = {
   ingress: { features: 'test/conformance/ingress', steps: './ingress-steps.js' },
 };
 
-export const SUITE_NAMES = Object.keys(SUITES);
+export const SUITE_NAMES = [...Object.keys(SUITES), 'gateway-api'];
 
-/** Runs one suite's features (or `featureFiles`) with cucumber and returns the report. */
+/**
+ * Runs one suite's features (or `featureFiles`) with cucumber and returns the report; the
+ * gateway-api suite runs its cases (or those named in `featureFiles`) with its own runner.
+ */
 export async function runSuite(
   suite: string,
   featureFiles?: readonly string[],
   progress: (c: CaseReport) => void = () => undefined,
 ): Promise<SuiteReport> {
+  if (suite === 'gateway-api') return runGatewaySuite(featureFiles, progress);
   const s = SUITES[suite];
   if (!s) throw new RangeError(`unknown suite "${suite}" (known: ${SUITE_NAMES.join(', ')})`);
   const root = repoRoot();

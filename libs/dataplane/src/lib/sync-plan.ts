@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { ContentMemo } from '#core';
 import type { RenderedOutputs } from '#events';
 import {
   diffConfig,
@@ -168,7 +169,13 @@ function diffCrtList(
 /** SHA-256 fingerprint (hex, upper case, no colons) of the first certificate of a PEM. */
 export function certFingerprint(pem: string): string {
   const first = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(pem)?.[0];
-  if (!first) return '';
+  return first ? fingerprints.get(first, fingerprintOf) : '';
+}
+
+/** Each certificate is parsed once, not once per pod per deployment. */
+const fingerprints = new ContentMemo<string>();
+
+function fingerprintOf(first: string): string {
   try {
     return new X509Certificate(first).fingerprint256.replace(/:/g, '').toUpperCase();
   } catch {

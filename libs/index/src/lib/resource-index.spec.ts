@@ -144,12 +144,56 @@ describe('ResourceIndex (full store)', () => {
     const seen: string[] = [];
     const off = index.onChange((c) => seen.push(`${c.resource}:${c.change}`));
     index.upsert('a', ing('x', 'y'));
-    index.upsert('a', ing('x', 'y'));
+    index.upsert('a', ing('x', 'y', { spec: { rules: [] } }));
     index.remove('a', ing('x', 'y'));
     index.upsert('unknown', ing('x', 'y'));
     off();
     index.upsert('a', ing('x', 'z'));
     expect(seen).toEqual(['a:added', 'a:modified', 'a:deleted']);
+  });
+
+  it('stores a change of quiet fields only (status haptic writes, resourceVersion) without a notification', async () => {
+    const index = new ResourceIndex();
+    index.configure({
+      ingresses: { indexBy: ['metadata.name'], store: 'full', quietPaths: ['status'] },
+      pods: { indexBy: ['metadata.name'], store: 'full' },
+    });
+    const seen: string[] = [];
+    index.onChange((c) => seen.push(`${c.resource}:${c.change}`));
+    const spec = { rules: [{ host: 'a.example' }] };
+    const at = (rv: string, extra: Record<string, unknown>) => {
+      const o = ing('x', 'y', { spec, ...extra });
+      return { ...o, metadata: { ...o.metadata, resourceVersion: rv } };
+    };
+    index.upsert('ingresses', at('1', {}));
+    const before = await index.snapshot();
+    const lb = { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } };
+    index.upsert('ingresses', at('2', { status: lb }));
+    const managed = at('3', { status: lb });
+    index.upsert('ingresses', {
+      ...managed,
+      metadata: { ...managed.metadata, managedFields: [{ manager: 'haptic' }] },
+    });
+    expect(seen).toEqual(['ingresses:added']);
+    // stored all the same: the next snapshot holds the new status, under a new version
+    const after = await index.snapshot();
+    expect(after.version).toBeGreaterThan(before.version);
+    expect(after.list('ingresses')[0]!.status).toEqual(lb);
+    expect(after.list('ingresses')[0]!.metadata.resourceVersion).toBe('3');
+    // a spec change is loud, and so is a status where the resource names no quiet path
+    index.upsert('ingresses', at('4', { status: lb, spec: { rules: [] } }));
+    index.upsert('pods', at('1', {}));
+    index.upsert('pods', at('2', { status: { podIP: '10.0.0.1' } }));
+    expect(seen).toEqual(['ingresses:added', 'ingresses:modified', 'pods:added', 'pods:modified']);
+  });
+
+  it('keeps a store whose quiet paths are unchanged across configure, and rebuilds one whose are not', () => {
+    const index = new ResourceIndex();
+    const spec = { indexBy: ['metadata.name'], store: 'full' as const, quietPaths: ['status'] };
+    index.configure({ a: spec });
+    index.upsert('a', ing('x', 'y'));
+    expect(index.configure({ a: { ...spec, quietPaths: ['status'] } }).changed).toEqual([]);
+    expect(index.configure({ a: { ...spec, quietPaths: [] } }).changed).toEqual(['a']);
   });
 });
 
@@ -237,5 +281,26 @@ describe('ResourceIndex (on-demand store)', () => {
       code: 'HAPTIC_INDEX_FETCH_FAILED',
       retryable: true,
     });
+  });
+
+  it('tells a quiet change from a loud one by digest, whatever the key order', () => {
+    const index = new ResourceIndex({ fetch: new FakeFetch() });
+    index.configure({
+      ingresses: { indexBy: ['metadata.name'], store: 'on-demand', quietPaths: ['status'] },
+    });
+    const seen: string[] = [];
+    index.onChange((c) => seen.push(c.change));
+    index.upsert('ingresses', ing('x', 'y', { spec: { a: 1, b: 2 } }));
+    const reordered: KubeObject = {
+      status: { loadBalancer: {} },
+      spec: { b: 2, a: 1 },
+      metadata: { labels: { app: 'y' }, resourceVersion: '9', name: 'y', namespace: 'x' },
+      kind: 'Ingress',
+      apiVersion: 'networking.k8s.io/v1',
+    };
+    index.upsert('ingresses', reordered);
+    expect(seen).toEqual(['added']);
+    index.upsert('ingresses', ing('x', 'y', { spec: { a: 1, b: 3 } }));
+    expect(seen).toEqual(['added', 'modified']);
   });
 });

@@ -69,7 +69,14 @@ export class ResourceIndex implements ResourceSink {
       if (current && sameSpec(current.spec, spec)) continue;
       if (current) this.drop(name);
       (current ? changed : added).push(name);
-      this.stores.set(name, new ResourceStore({ indexBy: [...spec.indexBy], store: spec.store }));
+      this.stores.set(
+        name,
+        new ResourceStore({
+          indexBy: [...spec.indexBy],
+          store: spec.store,
+          ...(spec.quietPaths ? { quietPaths: [...spec.quietPaths] } : {}),
+        }),
+      );
     }
     if (added.length + changed.length + removed.length > 0) this.version++;
     return { added, changed, removed };
@@ -105,8 +112,11 @@ export class ResourceIndex implements ResourceSink {
   upsert(resource: string, object: KubeObject): void {
     const store = this.stores.get(resource);
     if (!store) return;
-    const existed = store.upsert(object);
-    this.touched({ resource, change: existed ? 'modified' : 'added', object: refOf(object) });
+    const result = store.upsert(object);
+    // Stored either way (the next snapshot holds it), but a change of quiet fields only — a
+    // status haptic writes, a new resourceVersion — does not mark the world dirty.
+    if (result === 'quiet') this.version++;
+    else this.touched({ resource, change: result, object: refOf(object) });
   }
 
   remove(resource: string, object: KubeObject): void {
@@ -179,5 +189,9 @@ function refOf(o: KubeObject): { namespace?: string; name: string } {
 }
 
 function sameSpec(a: IndexedResourceSpec, b: IndexedResourceSpec): boolean {
-  return a.store === b.store && JSON.stringify(a.indexBy) === JSON.stringify(b.indexBy);
+  return (
+    a.store === b.store &&
+    JSON.stringify(a.indexBy) === JSON.stringify(b.indexBy) &&
+    JSON.stringify(a.quietPaths ?? []) === JSON.stringify(b.quietPaths ?? [])
+  );
 }

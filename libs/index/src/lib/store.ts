@@ -1,5 +1,6 @@
 import { deepFreeze, type FieldPath } from '#core';
 import { compareRefs, compileIndexPaths, keysOf, refOf } from './keys.js';
+import { compileQuietPaths, materialDigest, sameMaterial } from './material.js';
 import type { IndexedResourceSpec, KubeObject, StoredObject } from './types.js';
 import { ResourceView } from './view.js';
 
@@ -11,7 +12,12 @@ export interface StoreEntry {
   readonly resourceVersion: string;
   readonly keys: readonly string[];
   readonly object: StoredObject | undefined;
+  /** On-demand stores only (they keep no object): the digest of the object's material fields. */
+  readonly digest?: string;
 }
+
+/** What an upsert did; `quiet` when only quiet fields changed (stored, but no render needed). */
+export type UpsertResult = 'added' | 'modified' | 'quiet';
 
 /**
  * The objects of one watched resource. A `full` store keeps frozen objects; an `on-demand` store
@@ -19,6 +25,7 @@ export interface StoreEntry {
  */
 export class ResourceStore {
   readonly paths: readonly FieldPath[];
+  private readonly quiet: readonly FieldPath[];
   private readonly entries = new Map<string, StoreEntry>();
   private sorted: StoreEntry[] | undefined;
   private fullView: ResourceView | undefined;
@@ -27,6 +34,7 @@ export class ResourceStore {
 
   constructor(readonly spec: IndexedResourceSpec) {
     this.paths = compileIndexPaths(spec.indexBy);
+    this.quiet = compileQuietPaths(spec.quietPaths);
   }
 
   get size(): number {
@@ -37,13 +45,19 @@ export class ResourceStore {
     return this.spec.store === 'full';
   }
 
-  /** Adds or replaces an object; true when it replaced one. */
-  upsert(object: KubeObject): boolean {
+  /** Adds or replaces an object, and says whether anything but quiet fields changed. */
+  upsert(object: KubeObject): UpsertResult {
     const entry = this.entryOf(object);
-    const existed = this.entries.has(entry.ref);
+    const old = this.entries.get(entry.ref);
     this.entries.set(entry.ref, entry);
     this.changed();
-    return existed;
+    if (!old) return 'added';
+    return this.onlyQuiet(old, entry) ? 'quiet' : 'modified';
+  }
+
+  private onlyQuiet(old: StoreEntry, entry: StoreEntry): boolean {
+    if (old.digest !== undefined) return old.digest === entry.digest;
+    return sameMaterial(old.object, entry.object, this.quiet);
   }
 
   /** Removes an object; true when it was there. */
@@ -97,6 +111,7 @@ export class ResourceStore {
       resourceVersion: object.metadata.resourceVersion ?? '',
       keys: keysOf(object, this.paths),
       object: this.keepsObjects ? deepFreeze(object) : undefined,
+      ...(this.keepsObjects ? {} : { digest: materialDigest(object, this.quiet) }),
     };
   }
 }

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionHook, Scope, WriteOutcome } from './api-types.js';
 import { crdStatus, typesFromCrd } from './crd.js';
 import { Defaulter } from './defaults.js';
-import { inUseBy, ServiceAllocator } from './service-alloc.js';
+import { ServiceAllocator, ServiceUsage } from './service-alloc.js';
 import { parseApplyBody } from './apply-body.js';
 import { serverSideApply, trackUpdate, type ManagedEntry, type Writer } from './managed-fields.js';
 import { applyPatch } from './patch-dispatch.js';
 import type { Registry } from './registry.js';
 import { groupVersion, type ResourceType } from './resource-type.js';
 import { ApiError, errors } from './status.js';
-import type { Store } from './store.js';
+import { objectKey, type Store } from './store.js';
 import { isObject, jsonEqual, type KubeObject, type ObjectMeta } from './types.js';
 import { checkObject, checkUpdate, fieldValidationOf } from './validation.js';
 
@@ -74,15 +74,34 @@ function withoutMetaAndStatus(o: KubeObject, dropStatus: boolean): unknown {
 export class Api {
   readonly defaulter = new Defaulter();
   private readonly services: ServiceAllocator;
+  /** What stored Services hold, by storage key, built on first use and then kept from events. */
+  private readonly usage = new Map<string, { epoch: number; usage: ServiceUsage }>();
 
   constructor(private readonly d: ApiDeps) {
     this.services = d.services ?? new ServiceAllocator();
+    d.store.subscribe((e) => {
+      const u = this.usage.get(e.storageKey)?.usage;
+      const key = objectKey(e.object.metadata.namespace, e.object.metadata.name!);
+      if (e.type === 'DELETED') u?.delete(key);
+      else u?.set(key, e.object);
+    });
+  }
+
+  /** What the stored Services of a storage key hold (rebuilt after a store clear). */
+  private serviceUsage(storageKey: string): ServiceUsage {
+    const current = this.usage.get(storageKey);
+    if (current && current.epoch === this.d.store.epoch) return current.usage;
+    const usage = new ServiceUsage();
+    for (const o of this.d.store.values(storageKey))
+      usage.set(objectKey(o.metadata.namespace, o.metadata.name!), o);
+    this.usage.set(storageKey, { epoch: this.d.store.epoch, usage });
+    return usage;
   }
 
   /** A Service's cluster IP and node ports, allocated as kube-apiserver does (422 on a bad request). */
   private allocated(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): KubeObject {
     if (t.group !== '' || t.kind !== 'Service') return obj;
-    const others = inUseBy(this.d.store.list(t.storageKey), obj.metadata);
+    const others = this.serviceUsage(t.storageKey).others(obj.metadata);
     const r = this.services.allocate(obj, old, others);
     if (r.causes.length) throw errors.invalid(t.kind, t.group, obj.metadata.name ?? '', r.causes);
     return r.object;

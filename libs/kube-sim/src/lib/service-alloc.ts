@@ -14,8 +14,8 @@ type Port = Record<string, unknown>;
 
 /** What other Services hold: cluster IPs and `<protocol>/<nodePort>` keys. */
 export interface InUse {
-  readonly ips: Set<string>;
-  readonly nodePorts: Set<string>;
+  readonly ips: Pick<ReadonlySet<string>, 'has'>;
+  readonly nodePorts: Pick<ReadonlySet<string>, 'has'>;
 }
 
 function ipToInt(ip: string): number | undefined {
@@ -49,21 +49,58 @@ const needsNodePorts = (spec: Spec): boolean =>
 const portKey = (p: Port, nodePort: unknown): string =>
   `${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${text(nodePort)}`;
 
-/** Cluster IPs and node ports held by `services`, leaving out the one named `except`. */
-export function inUseBy(
-  services: readonly KubeObject[],
-  except?: { namespace?: string | undefined; name?: string | undefined },
-): InUse {
-  const ips = new Set<string>();
-  const nodePorts = new Set<string>();
-  for (const s of services) {
-    if (s.metadata.namespace === except?.namespace && s.metadata.name === except?.name) continue;
-    const spec = isObject(s.spec) ? s.spec : {};
-    if (typeof spec.clusterIP === 'string') ips.add(spec.clusterIP);
-    for (const p of Array.isArray(spec.ports) ? spec.ports : [])
-      if (isObject(p) && typeof p.nodePort === 'number') nodePorts.add(portKey(p, p.nodePort));
+/** The cluster IP and node-port keys one Service holds. */
+function heldBy(s: KubeObject): { ips: string[]; nodePorts: string[] } {
+  const spec = isObject(s.spec) ? s.spec : {};
+  const nodePorts: string[] = [];
+  for (const p of Array.isArray(spec.ports) ? spec.ports : [])
+    if (isObject(p) && typeof p.nodePort === 'number') nodePorts.push(portKey(p, p.nodePort));
+  return { ips: typeof spec.clusterIP === 'string' ? [spec.clusterIP] : [], nodePorts };
+}
+
+/**
+ * What every stored Service holds, kept up to date one write at a time, so allocating for one
+ * Service costs the same at 10 or 10,000 Services (a scan of all of them per create is quadratic).
+ */
+export class ServiceUsage {
+  private readonly held = new Map<string, { ips: string[]; nodePorts: string[] }>();
+  private readonly ips = new Map<string, number>();
+  private readonly nodePorts = new Map<string, number>();
+
+  /** Records what the Service under `key` holds now (replacing what it held). */
+  set(key: string, service: KubeObject): void {
+    this.delete(key);
+    const h = heldBy(service);
+    this.held.set(key, h);
+    for (const ip of h.ips) bump(this.ips, ip, 1);
+    for (const p of h.nodePorts) bump(this.nodePorts, p, 1);
   }
-  return { ips, nodePorts };
+
+  /** Forgets the Service under `key`. */
+  delete(key: string): void {
+    const h = this.held.get(key);
+    if (!h) return;
+    this.held.delete(key);
+    for (const ip of h.ips) bump(this.ips, ip, -1);
+    for (const p of h.nodePorts) bump(this.nodePorts, p, -1);
+  }
+
+  /** What every Service but `except` holds. */
+  others(except?: { namespace?: string | undefined; name?: string | undefined }): InUse {
+    const own = except?.name
+      ? this.held.get(`${except.namespace ?? ''}/${except.name}`)
+      : undefined;
+    const view = (counts: Map<string, number>, mine: readonly string[] = []) => ({
+      has: (k: string): boolean => (counts.get(k) ?? 0) - mine.filter((m) => m === k).length > 0,
+    });
+    return { ips: view(this.ips, own?.ips), nodePorts: view(this.nodePorts, own?.nodePorts) };
+  }
+}
+
+function bump(counts: Map<string, number>, k: string, by: number): void {
+  const n = (counts.get(k) ?? 0) + by;
+  if (n > 0) counts.set(k, n);
+  else counts.delete(k);
 }
 
 /**

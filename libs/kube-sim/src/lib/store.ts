@@ -31,6 +31,8 @@ export class Store {
   private historyStart = 0;
   private compactedThrough = 0;
   private readonly listeners = new Set<StoreListener>();
+  /** Bumped by `clear()`, which changes objects without events: derived indexes rebuild. */
+  private clears = 0;
 
   constructor(private historyLimit: number) {}
 
@@ -64,6 +66,16 @@ export class Store {
       this.sorted.set(storageKey, all);
     }
     return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+  }
+
+  /** How many times `clear()` ran (objects then changed without events). */
+  get epoch(): number {
+    return this.clears;
+  }
+
+  /** Objects of one resource in no particular order (no sort: for scans that need none). */
+  values(storageKey: string): IterableIterator<KubeObject> {
+    return (this.objects.get(storageKey) ?? new Map<string, KubeObject>()).values();
   }
 
   /** Every storage key that holds objects. */
@@ -138,6 +150,7 @@ export class Store {
   clear(): void {
     this.objects.clear();
     this.sorted.clear();
+    this.clears++;
     this.rv += 1;
     this.compact();
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planLaunch, type LaunchContext } from './container-command.js';
+import { planLaunch, playsAgent, type LaunchContext } from './container-command.js';
 import { DEFAULT_IMAGE_TABLE, ruleFor } from './image-table.js';
 
 const ctx: LaunchContext = {
@@ -24,11 +24,17 @@ describe('launch plans', () => {
       image: 'ghcr.io/x/haptic:1',
       args: ['--log-level=$(LEVEL)', '--templates=/etc/haproxy/t'],
     });
-    expect(p.args).toEqual(['run', '--log-level=debug', '--templates=/pods/p/v/cfg/t']);
+    expect(p.args).toEqual([
+      'run',
+      '--log-level=debug',
+      '--templates=/pods/p/v/cfg/t',
+      '--address',
+      '127.0.10.5',
+    ]);
     expect(
       plan({ name: 'c', image: 'ghcr.io/x/haptic:1', command: ['haptic'], args: ['run', '-v'] })
         .args,
-    ).toEqual(['run', '-v']);
+    ).toEqual(['run', '-v', '--address', '127.0.10.5']);
   });
 
   it('builds the agent from the Dataplane sidecar: port, shared config folder, credentials file', () => {
@@ -72,5 +78,28 @@ describe('launch plans', () => {
     expect(covered).toMatchObject({ args: [], coveredBy: 'dataplane' });
     const alone = plan({ name: 'haproxy', image: 'haproxy:2.6' });
     expect(alone.args.slice(0, 3)).toEqual(['agent', '--address', '127.0.10.5']);
+  });
+
+  it('puts the pod address in place of a bind-all address (all addresses of a pod are its own)', () => {
+    const run = (args: string[]) => plan({ name: 'c', image: 'haptic', args }).args;
+    expect(run(['run', '--address=0.0.0.0'])).toEqual(['run', '--address=127.0.10.5']);
+    expect(run(['run', '--address', '::'])).toEqual(['run', '--address', '127.0.10.5']);
+    expect(run(['run', '--address=127.0.0.9'])).toEqual(['run', '--address=127.0.0.9']);
+  });
+
+  it('runs the haptic image started as `agent` as the Dataplane sidecar that plays the HAProxy container', () => {
+    const sidecar = {
+      name: 'dataplane',
+      image: 'haproxy-haptic/haptic:0.1.0',
+      args: ['agent', '--config-dir=/etc/haproxy', '--address=0.0.0.0'],
+    };
+    const rule = ruleFor(sidecar, DEFAULT_IMAGE_TABLE);
+    expect(playsAgent(sidecar, rule)).toBe(true);
+    expect(plan(sidecar)).toMatchObject({
+      runner: 'agent',
+      args: ['agent', '--config-dir=/pods/p/v/cfg', '--address=127.0.10.5'],
+    });
+    const controller = { name: 'c', image: 'haproxy-haptic/haptic:0.1.0', args: ['run'] };
+    expect(playsAgent(controller, ruleFor(controller, DEFAULT_IMAGE_TABLE))).toBe(false);
   });
 });

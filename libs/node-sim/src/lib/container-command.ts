@@ -43,10 +43,37 @@ export function hapticArgs(container: V1Container, ctx: LaunchContext): string[]
   return words;
 }
 
+/** Addresses that mean "every address of the host": inside a pod's network namespace, the pod's. */
+const ANY_ADDRESS = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * The args with the pod's address as `--address`: added when missing, and put in place of a
+ * bind-all address, since a process binding all addresses of its pod binds the pod's own address
+ * (here every pod shares the host's loopback, so binding all would take the port from every pod).
+ */
 function withAddress(args: string[], podIP: string): string[] {
-  return args.some((a) => a === '--address' || a.startsWith('--address='))
-    ? args
-    : [...args, '--address', podIP];
+  let given = false;
+  const out = args.map((a, i) => {
+    if (a.startsWith('--address=')) {
+      given = true;
+      return ANY_ADDRESS.has(a.slice('--address='.length)) ? `--address=${podIP}` : a;
+    }
+    if (a === '--address') given = true;
+    return args[i - 1] === '--address' && ANY_ADDRESS.has(a) ? podIP : a;
+  });
+  return given ? out : [...out, '--address', podIP];
+}
+
+/** The `haptic` subcommand a container runs (its command and args, a leading `haptic` dropped). */
+function subcommand(container: Pick<V1Container, 'command' | 'args'>): string | undefined {
+  const words = [...(container.command ?? []), ...(container.args ?? [])];
+  if (words[0] !== undefined && /(^|\/)haptic(\.js)?$/.test(words[0])) words.shift();
+  return words[0];
+}
+
+/** True when the container plays the Dataplane sidecar: an agent image, or haptic's image run as `agent`. */
+export function playsAgent(container: V1Container, rule: ImageRule | undefined): boolean {
+  return rule?.runner === 'agent' || (rule?.runner === 'run' && subcommand(container) === 'agent');
 }
 
 function agentArgs(
@@ -97,10 +124,13 @@ export function planLaunch(
         files: {},
       };
     case 'run': {
-      const args = hapticArgs(container, ctx);
+      const own = hapticArgs(container, ctx);
+      const args = own.length === 0 || own[0]?.startsWith('-') === true ? ['run', ...own] : own;
+      if (args[0] === 'agent')
+        return { runner: 'agent', args: withAddress(args, ctx.podIP), files: {} };
       return {
         runner: 'run',
-        args: args.length === 0 || args[0]?.startsWith('-') === true ? ['run', ...args] : args,
+        args: args[0] === 'run' ? withAddress(args, ctx.podIP) : args,
         files: {},
       };
     }

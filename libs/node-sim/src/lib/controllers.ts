@@ -2,6 +2,9 @@ import type { V1Deployment, V1ReplicaSet } from '@kubernetes/client-node';
 import { apiReason, apiStatus, type ClusterWatch } from './cluster.js';
 import {
   planSlices,
+  serviceKey,
+  sliceServiceKey,
+  slicesByService,
   MANAGED_BY,
   MANAGED_BY_LABEL,
   SERVICE_NAME_LABEL,
@@ -176,8 +179,9 @@ export class Controllers {
   async endpointSlices(endpoints: readonly PodEndpoint[]): Promise<void> {
     const slices = this.watch.slices.list();
     const services = this.watch.services.list();
+    const bySvc = slicesByService(slices);
     for (const svc of services) {
-      const plan = planSlices(svc, endpoints, slices);
+      const plan = planSlices(svc, endpoints, bySvc.get(serviceKey(svc)) ?? []);
       const ns = svc.metadata!.namespace!;
       for (const body of plan.create) {
         await this.attempt(
@@ -208,15 +212,11 @@ export class Controllers {
       }
     }
     // Slices of a Service that is gone.
+    const present = new Set(services.map(serviceKey));
     for (const s of slices) {
       const svc = s.metadata?.labels?.[SERVICE_NAME_LABEL];
       if (s.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || svc === undefined) continue;
-      if (
-        services.some(
-          (x) => x.metadata?.name === svc && x.metadata?.namespace === s.metadata?.namespace,
-        )
-      )
-        continue;
+      if (present.has(sliceServiceKey(s))) continue;
       await this.attempt(
         `delete endpointslice ${s.metadata?.name}`,
         () =>

@@ -136,6 +136,31 @@ const content = (s: V1EndpointSlice): string =>
     addressType: s.addressType,
   });
 
+/** `namespace/name` of the Service an EndpointSlice belongs to (by its service-name label). */
+export const sliceServiceKey = (s: V1EndpointSlice): string =>
+  `${s.metadata?.namespace ?? ''}/${s.metadata?.labels?.[SERVICE_NAME_LABEL] ?? ''}`;
+
+/** `namespace/name` of a Service. */
+export const serviceKey = (svc: V1Service): string =>
+  `${svc.metadata?.namespace ?? ''}/${svc.metadata?.name ?? ''}`;
+
+/**
+ * EndpointSlices grouped by their Service, so one pass over every Service reads only its own
+ * slices (a scan of every slice per Service is quadratic: 10,000 of each is 10^8 steps a pass).
+ */
+export function slicesByService(
+  slices: readonly V1EndpointSlice[],
+): ReadonlyMap<string, readonly V1EndpointSlice[]> {
+  const out = new Map<string, V1EndpointSlice[]>();
+  for (const s of slices) {
+    const key = sliceServiceKey(s);
+    const group = out.get(key);
+    if (group) group.push(s);
+    else out.set(key, [s]);
+  }
+  return out;
+}
+
 /** Compares desired with existing slices (those labelled as this controller's for the Service). */
 export function planSlices(
   service: V1Service,

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { V1Container, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
-import { planLaunch, type LaunchPlan } from './container-command.js';
+import { planLaunch, playsAgent, type LaunchPlan } from './container-command.js';
 import { ContainerRuntime, type BackoffPolicy } from './container-runtime.js';
 import type { ProcessSpec } from './process-group.js';
 
@@ -174,8 +174,8 @@ export class PodRuntime {
         c.setWaiting('ContainerCreating', `MountVolume failed: ${e.message}`);
       return;
     }
-    const agent = this.containers.find(
-      (c) => ruleFor(c.container, this.deps.imageTable)?.runner === 'agent',
+    const agent = this.containers.find((c) =>
+      playsAgent(c.container, ruleFor(c.container, this.deps.imageTable)),
     )?.container.name;
     for (const runtime of pending) await this.launch(runtime, agent);
   }
@@ -254,8 +254,8 @@ export class PodRuntime {
     await this.startPending();
     if (this.containers.some((c) => !c.launched)) return;
     await this.syncVolumes().catch(() => undefined);
-    const agentName = this.containers.find(
-      (c) => ruleFor(c.container, this.deps.imageTable)?.runner === 'agent',
+    const agentName = this.containers.find((c) =>
+      playsAgent(c.container, ruleFor(c.container, this.deps.imageTable)),
     );
     for (const c of this.containers) {
       if (

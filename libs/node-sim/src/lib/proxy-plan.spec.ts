@@ -74,4 +74,34 @@ describe('proxy plan', () => {
     ]);
     expect(rules.every((r) => r.backends.length === 0)).toBe(true);
   });
+
+  it('gives each Service the endpoints of its own slices only (grouped once per pass)', () => {
+    const api = svc('api', {
+      type: 'NodePort',
+      ports: [{ name: 'http', port: 80, nodePort: 30081 }],
+    });
+    const other = { ...web, metadata: { name: 'web', namespace: 'elsewhere' } };
+    const slices = [
+      slice('web', { name: 'http', port: 3000 }, [{ ip: '127.0.10.1' }]),
+      slice('api', { name: 'http', port: 4000 }, [{ ip: '127.0.10.2' }]),
+      slice('api', { name: 'http', port: 4000 }, [{ ip: '127.0.10.3' }]),
+    ];
+    const rules = planProxy(
+      [
+        web,
+        api,
+        { ...other, spec: { ...web.spec!, ports: [{ name: 'http', port: 80, nodePort: 30082 }] } },
+      ],
+      slices,
+      '127.0.20.1',
+    );
+    const by = Object.fromEntries(
+      rules.map((r) => [r.service, r.backends.map((b) => `${b.ip}:${b.port}`)]),
+    );
+    expect(by).toEqual({
+      'ns/web:http': ['127.0.10.1:3000'],
+      'ns/api:http': ['127.0.10.2:4000', '127.0.10.3:4000'],
+      'elsewhere/web:http': [],
+    });
+  });
 });

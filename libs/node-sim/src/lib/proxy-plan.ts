@@ -1,5 +1,5 @@
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
-import { SERVICE_NAME_LABEL } from './endpoint-slices.js';
+import { SERVICE_NAME_LABEL, serviceKey, slicesByService } from './endpoint-slices.js';
 
 /** Where a connection is sent. */
 export interface Backend {
@@ -74,6 +74,7 @@ export function planProxy(
   nodeIP: string,
 ): ProxyRule[] {
   const rules = new Map<string, ProxyRule>();
+  const bySvc = slicesByService(slices);
   for (const svc of services) {
     const spec = svc.spec;
     if (spec === undefined || spec.type === 'ExternalName' || svc.metadata?.deletionTimestamp)
@@ -81,7 +82,7 @@ export function planProxy(
     for (const p of spec.ports ?? []) {
       if ((p.protocol ?? 'TCP') !== 'TCP') continue;
       const service = `${svc.metadata?.namespace}/${svc.metadata?.name}:${p.name || p.port}`;
-      const backends = backendsFor(svc, p.name ?? '', slices);
+      const backends = backendsFor(svc, p.name ?? '', bySvc.get(serviceKey(svc)) ?? []);
       const add = (ip: string, port: number, via: ProxyRule['via']): void => {
         const key = `${ip}:${port}`;
         // A node port is the allocator's to give; otherwise first come keeps the address:port.

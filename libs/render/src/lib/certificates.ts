@@ -1,4 +1,5 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { ContentMemo } from '#core';
 
 const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
 
@@ -9,6 +10,13 @@ const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
  * quarantined instead of the configuration failing `haproxy -c` for everyone.
  */
 export function certificateProblem(pem: string): string | undefined {
+  return checked.get(pem, check);
+}
+
+/** Every render checks the same certificates again: each PEM is parsed once. */
+const checked = new ContentMemo<string | undefined>();
+
+function check(pem: string): string | undefined {
   const blocks = [...pem.matchAll(BLOCK)].map((m) => ({ type: m[1] ?? '', text: m[0] }));
   const certs = blocks.filter((b) => b.type === 'CERTIFICATE');
   const keys = blocks.filter((b) => b.type.endsWith('PRIVATE KEY'));

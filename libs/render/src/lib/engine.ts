@@ -13,6 +13,7 @@ import {
   fromYaml,
   globMatchFilter,
   indent,
+  mapLines,
   regexMatch,
   regexReplace,
   sortBy,
@@ -31,7 +32,7 @@ import {
   validPath,
 } from './filters-haproxy.js';
 import { FragmentRenderTag } from './fragment-tag.js';
-import { serverSlots } from './ingress/filters.js';
+import { serverLines, serverSlots } from './ingress/filters.js';
 import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
@@ -48,6 +49,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   regex_match: regexMatch,
   regex_replace: regexReplace,
   indent,
+  map_lines: mapLines,
   to_yaml: toYaml,
   from_json: fromJson,
   from_yaml: fromYaml,
@@ -62,6 +64,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   base64_decode: base64Decode,
   valid_certificate: validCertificate,
   server_slots: serverSlots,
+  server_lines: serverLines,
 };
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */

@@ -12,10 +12,33 @@ const CHAR_NAMES: Readonly<Record<string, string>> = {
   '\t': 'a tab',
 };
 
+/**
+ * Lines a typed filter composed (`server_lines`, `map_lines`): printed as
+ * `separator + line + terminator` each. The
+ * escaper checks every line as it checks one `{{ }}` value, so the only line breaks are the
+ * filter's separators: a value inside a line can never start a new one.
+ */
+export class OutputLines {
+  constructor(
+    readonly lines: readonly string[],
+    /** Printed before each line. */
+    readonly separator: string,
+    /** Printed after each line. */
+    readonly terminator = '',
+  ) {}
+
+  toString(): string {
+    let out = '';
+    for (const line of this.lines) out += this.separator + line + this.terminator;
+    return out;
+  }
+}
+
 /** Liquid's own stringification of an output value. */
 export function outputText(value: unknown): string {
   const v: unknown = toValue(value);
   if (typeof v === 'string') return v;
+  if (v instanceof OutputLines) return v.toString();
   if (v === null || v === undefined) return '';
   if (Array.isArray(v)) return v.map(outputText).join('');
   // Same as Liquid's own output of a non-string value.
@@ -46,7 +69,12 @@ function explainsUnsafe(value: string, at: number): Explains {
  * a line or a directive) and names the watched object the value came from.
  */
 export function escapeOutput(this: { context: Context }, value: unknown): string {
-  const text = outputText(value);
+  const v: unknown = toValue(value);
+  if (v instanceof OutputLines) {
+    for (const line of v.lines) if (FORBIDDEN_CHARS.test(line)) escapeOutput.call(this, line);
+    return v.toString();
+  }
+  const text = outputText(v);
   const bad = FORBIDDEN_CHARS.exec(text);
   if (!bad) return text;
   const object = attributeValue(this.context, explainsUnsafe(text, bad.index));

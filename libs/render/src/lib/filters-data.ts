@@ -1,7 +1,7 @@
 import { parseFieldPath, readFieldPath, type FieldPath } from '#core';
 import { toValue } from 'liquidjs';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { outputText } from './escaper.js';
+import { OutputLines, outputText } from './escaper.js';
 import { globMatch } from './glob.js';
 
 type SortKey = { readonly path: FieldPath; readonly descending: boolean };
@@ -105,4 +105,24 @@ export function fromYaml(input: unknown): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `routes | map_lines: "key", "backend"`: one map-file line `<key> <value>` (then a newline)
+ * per element, from two fields of each (a missing field prints as ""). One output instead
+ * of a Liquid loop over thousands of entries; the escaper still checks every line.
+ */
+export function mapLines(input: unknown, keyField: unknown, valueField: unknown): OutputLines {
+  const k = String(keyField);
+  const v = String(valueField);
+  const lines: string[] = [];
+  for (const item of toArray(input)) {
+    const record = (item !== null && typeof item === 'object' ? item : {}) as Record<
+      string,
+      unknown
+    >;
+    const key = Object.hasOwn(record, k) ? outputText(record[k]) : '';
+    lines.push(`${key} ${Object.hasOwn(record, v) ? outputText(record[v]) : ''}`);
+  }
+  return new OutputLines(lines, '', '\n');
 }

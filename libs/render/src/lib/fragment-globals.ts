@@ -59,8 +59,14 @@ export function recordingList(
   });
 }
 
+// Deployed backends are read once per deployed config (and kept while it is): their text once.
+const JSON_OF = new WeakMap<object, string>();
+
 function json(value: unknown): string {
-  return JSON.stringify(value) ?? 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  let text = JSON_OF.get(value);
+  if (text === undefined) JSON_OF.set(value, (text = JSON.stringify(value)));
+  return text;
 }
 
 /** `previous` with each part recorded when read: the config, the maps, one backend at a time. */
@@ -133,6 +139,7 @@ export function signerFor(
   cache: FragmentCache,
   snapshot: RenderSnapshot,
   values: { extra: unknown; controller: unknown; previous: Record<string, unknown> },
+  peek = false,
 ): Signer {
   const backends = (values.previous['backends'] ?? {}) as Record<string, unknown>;
   return (key) => {
@@ -140,7 +147,7 @@ export function signerFor(
     if (key === 'global:controller') return json(values.controller);
     if (key.startsWith('list:')) {
       const watched = key.slice('list:'.length);
-      return cache.listToken(watched, snapshot.list(watched));
+      return cache.listToken(watched, snapshot.list(watched), peek);
     }
     if (key.startsWith('previous.backend:'))
       return json(Object.hasOwn(backends, key.slice(17)) ? backends[key.slice(17)] : undefined);

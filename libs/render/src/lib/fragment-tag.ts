@@ -1,7 +1,21 @@
-import { RenderTag, type Context, type Emitter, type Hash } from 'liquidjs';
-import type { Fragment } from './fragments.js';
+import {
+  Drop,
+  RenderTag,
+  evalToken,
+  toValue,
+  type Context,
+  type Emitter,
+  type Hash,
+  type Liquid,
+  type Template,
+} from 'liquidjs';
+import { Recorder, type Fragment, type FragmentSession } from './fragments.js';
+import { items } from './ingress/liquid-values.js';
+import { innermostError, problemFrom } from './problems.js';
+import { RejectedObjectsError } from './provenance.js';
 import { stateOf } from './state.js';
 import { registerInto } from './tags.js';
+import type { RenderProblem } from './types.js';
 
 type Gen<T = unknown> = Generator<unknown, T, unknown>;
 
@@ -10,17 +24,29 @@ interface RenderTagParts {
   readonly file: unknown;
   readonly hash: Hash;
   readonly with?: unknown;
-  readonly forBinding?: unknown;
+  readonly forBinding?: { readonly value: { getText(): string }; readonly alias?: string };
+  readonly currentFile?: string;
+  readonly liquid: Liquid;
+}
+
+// A per-process id for each object a fragment is keyed by (objects by identity).
+const IDS = new WeakMap<object, number>();
+let nextId = 0;
+function idOf(o: object): number {
+  let id = IDS.get(o);
+  if (id === undefined) IDS.set(o, (id = ++nextId));
+  return id;
 }
 
 /** A cache key of the parameters: primitives by value, objects by identity (returned aside). */
 function keyOf(args: Record<string, unknown>): { key: string; objects: unknown[] } {
   const objects: unknown[] = [];
   let key = '';
-  for (const [name, value] of Object.entries(args)) {
+  for (const name in args) {
+    const value = args[name];
     if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
       objects.push(value);
-      key += `${name}\u0000#${objects.length - 1}\u0001`;
+      key += `${name}\u0000#${idOf(value)}\u0001`;
     } else {
       key += `${name}\u0000${typeof value}:${String(value)}\u0001`;
     }
@@ -29,7 +55,9 @@ function keyOf(args: Record<string, unknown>): { key: string; objects: unknown[]
 }
 
 function sameObjects(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((o, i) => o === b[i]);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Collects a fragment's output aside, so it can be kept. */
@@ -42,46 +70,194 @@ class CapturingEmitter implements Emitter {
   }
 }
 
+/** The problems of an item's failure when each names its object; else the error itself. */
+function attributed(err: unknown, file: string): readonly RenderProblem[] {
+  const cause = innermostError(err);
+  const problems =
+    cause instanceof RejectedObjectsError ? cause.problems : [problemFrom(err, file, 'render')];
+  if (problems.some((p) => p.object === undefined)) throw err;
+  return problems;
+}
+
+/** Where an item of `{% render ... for %}` is rendered: forloop's values. */
+interface Position {
+  readonly index: number;
+  readonly length: number;
+  readonly name: string;
+}
+
+const positionKey = (p: Position): string => `${p.index}/${p.length}/${p.name}`;
+
 /**
- * `{% render "snippet", key: value %}` with a fragment cache: the snippet sees only its
- * parameters and the globals, so its output is reused while the parameters (objects by
- * identity), the globals it read, its snapshot look-ups and the lists it read are unchanged.
- * Registrations it made are replayed. `with`/`for` forms and dynamic names render as usual.
+ * `forloop` of a `render ... for` item, as liquidjs's own: reading it makes the item's fragment
+ * depend on its position (a fragment that never reads it is reused wherever its item moves).
+ */
+class PositionDrop extends Drop {
+  constructor(
+    private readonly at: Position,
+    private readonly recorder: Recorder,
+  ) {
+    super();
+  }
+  private read(): Position {
+    this.recorder.position = true;
+    return this.at;
+  }
+  get length(): number {
+    return this.read().length;
+  }
+  get name(): string {
+    return this.read().name;
+  }
+  index0(): number {
+    return this.read().index;
+  }
+  index(): number {
+    return this.read().index + 1;
+  }
+  first(): boolean {
+    return this.read().index === 0;
+  }
+  last(): boolean {
+    const p = this.read();
+    return p.index === p.length - 1;
+  }
+  rindex(): number {
+    const p = this.read();
+    return p.length - p.index;
+  }
+  rindex0(): number {
+    const p = this.read();
+    return p.length - p.index - 1;
+  }
+  override valueOf(): string {
+    const p = this.read();
+    return JSON.stringify({ i: p.index, length: p.length, name: p.name });
+  }
+}
+
+/**
+ * `{% render "snippet", key: value %}` and `{% render "snippet" for list as item, key: value %}`
+ * with a fragment cache: the snippet sees only its parameters (and, for each item, the item) and
+ * the globals, so its output is reused while the parameters (objects by identity), the globals
+ * it read, its snapshot look-ups and the lists it read are unchanged; an item's fragment that
+ * read `forloop` also needs the same position. Registrations it made are replayed. The `for`
+ * form loops in typed code, so a list of unchanged items costs a check per item. `with` forms
+ * and dynamic names render as usual.
  */
 export class FragmentRenderTag extends RenderTag {
   override *render(ctx: Context, emitter: Emitter): Gen<void> {
     const parts = this as unknown as RenderTagParts;
     const session = stateOf(ctx).fragments;
-    if (typeof parts.file !== 'string' || parts.with || parts.forBinding || !session) {
+    const file = parts.file;
+    const loop = parts.forBinding;
+    if (typeof file !== 'string' || parts.with || (loop && !loop.alias) || (!loop && !session)) {
       yield* super.render(ctx, emitter);
       return;
     }
-    const { key, objects } = keyOf((yield parts.hash.render(ctx)) as Record<string, unknown>);
-    const kept = session.cache.get(this, key);
-    if (kept && sameObjects(kept.objects, objects) && session.valid(kept)) {
-      if (this.replay(ctx, kept)) {
-        kept.generation = session.cache.current;
-        session.inherit(kept);
-        emitter.write(kept.output);
-        return;
+    const params = (yield parts.hash.render(ctx)) as Record<string, unknown>;
+    if (!loop?.alias) {
+      if (session) yield* this.fragment(ctx, emitter, session, file, params, undefined);
+      return;
+    }
+    const collection = items(toValue(yield evalToken(loop.value as never, ctx)));
+    const name = `${loop.alias}-${loop.value.getText()}`;
+    // An item refused because of one watched object does not stop the loop: every such object
+    // is reported at once, so quarantining several costs one more render, not one each.
+    const refused: RenderProblem[] = [];
+    for (let index = 0; index < collection.length; index++) {
+      const scope = { ...params, [loop.alias]: collection[index] };
+      const at = { index, length: collection.length, name };
+      try {
+        if (session) yield* this.fragment(ctx, emitter, session, file, scope, at);
+        else yield* this.uncached(ctx, emitter, file, scope, at);
+      } catch (err) {
+        refused.push(...attributed(err, file));
       }
+    }
+    if (refused.length > 0) throw new RejectedObjectsError(refused);
+  }
+
+  /** One item without a fragment cache (a full render): rendered as it is. */
+  private *uncached(
+    ctx: Context,
+    emitter: Emitter,
+    file: string,
+    scope: Record<string, unknown>,
+    at: Position,
+  ): Gen<void> {
+    // Output only once the item rendered completely (an item refused writes nothing).
+    const capture = new CapturingEmitter();
+    yield* this.renderSnippet(ctx, capture, file, scope, new PositionDrop(at, new Recorder()));
+    emitter.write(capture.buffer);
+  }
+
+  /** One fragment: reused when still valid, else rendered and kept. */
+  private *fragment(
+    ctx: Context,
+    emitter: Emitter,
+    session: FragmentSession,
+    file: string,
+    scope: Record<string, unknown>,
+    at: Position | undefined,
+  ): Gen<void> {
+    const { key, objects } = keyOf(scope);
+    const position = at ? positionKey(at) : undefined;
+    const kept = session.cache.get(this, key);
+    if (
+      kept &&
+      sameObjects(kept.objects, objects) &&
+      (kept.position === undefined || kept.position === position) &&
+      session.valid(kept) &&
+      this.replay(ctx, kept)
+    ) {
+      session.used(kept);
+      session.inherit(kept);
+      emitter.write(kept.output);
+      return;
     }
     const capture = new CapturingEmitter();
     // Reads are recorded by every open recorder, so the fragments around this one get them too.
     const recorder = session.open();
     try {
-      yield* super.render(ctx, capture);
+      yield* this.renderSnippet(
+        ctx,
+        capture,
+        file,
+        scope,
+        at ? new PositionDrop(at, recorder) : undefined,
+      );
     } finally {
       session.close(recorder);
     }
-    session.cache.set(this, key, {
+    session.keep(this, key, {
       objects,
       deps: [...recorder.deps.values()],
       output: capture.buffer,
       registrations: recorder.registrations,
       generation: session.cache.current,
+      ...(recorder.position && position !== undefined ? { position } : {}),
     });
     emitter.write(capture.buffer);
+  }
+
+  /** Renders the snippet in an isolated scope, as liquidjs's render tag does. */
+  private *renderSnippet(
+    ctx: Context,
+    emitter: Emitter,
+    file: string,
+    scope: Record<string, unknown>,
+    forloop: PositionDrop | undefined,
+  ): Gen<void> {
+    const parts = this as unknown as RenderTagParts;
+    const child = ctx.spawn();
+    Object.assign(child.bottom(), scope, forloop ? { forloop } : {});
+    const templates = (yield parts.liquid._parsePartialFile(
+      file,
+      child.sync,
+      parts.currentFile,
+    )) as Template[];
+    yield parts.liquid.renderer.renderTemplates(templates, child, emitter);
   }
 
   /** Replays a kept fragment's registrations; false if one conflicts (render it to say why). */

@@ -9,6 +9,8 @@ export type Dependency =
       readonly kind: 'lookup';
       readonly watched: string;
       readonly keys: readonly string[];
+      /** The look-up's memo key in a render (made once, when recorded). */
+      readonly memo: string;
       readonly result: readonly object[];
     }
   | {
@@ -31,6 +33,8 @@ export interface Fragment {
   readonly deps: readonly Dependency[];
   readonly output: string;
   readonly registrations: readonly Registration[];
+  /** Set when the fragment read its `forloop` (a `render ... for` item): where it was. */
+  readonly position?: string;
   generation: number;
 }
 
@@ -38,6 +42,8 @@ export interface Fragment {
 export class Recorder {
   readonly deps = new Map<string, Dependency>();
   readonly registrations: Registration[] = [];
+  /** Whether the fragment read its position (`forloop`). */
+  position = false;
 }
 
 function depKey(dep: Dependency): string {
@@ -68,7 +74,24 @@ export class FragmentSession {
     readonly cache: FragmentCache,
     private readonly snapshot: RenderSnapshot,
     private readonly signer: Signer,
+    /** Reuse kept fragments but keep nothing (a dry run must not change the cache). */
+    readonly reuseOnly = false,
+    /**
+     * Value dependencies that read the same as when the last successful render settled the
+     * cache (its `previous` input, its `extra`): a fragment valid then needs no check of them.
+     */
+    private readonly settled: (key: string) => boolean = () => false,
   ) {}
+
+  /** Keeps a rendered fragment (unless this render only reuses). */
+  keep(site: object, key: string, fragment: Fragment): void {
+    if (!this.reuseOnly) this.cache.set(site, key, fragment);
+  }
+
+  /** Marks a kept fragment as used by this render (unless this render only reuses). */
+  used(fragment: Fragment): void {
+    if (!this.reuseOnly) fragment.generation = this.cache.current;
+  }
 
   /** True while a fragment is being rendered (reads must be recorded). */
   get recording(): boolean {
@@ -92,12 +115,17 @@ export class FragmentSession {
   /** A look-up in the snapshot (memoised for the render), recorded as a dependency. */
   lookup(watched: string, keys: readonly string[]): readonly object[] {
     const memo = `${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
+    const result = this.memoised(watched, keys, memo);
+    if (this.recorders.length > 0) this.record({ kind: 'lookup', watched, keys, memo, result });
+    return result;
+  }
+
+  private memoised(watched: string, keys: readonly string[], memo: string): readonly object[] {
     let result = this.lookups.get(memo);
     if (!result) {
       result = this.snapshot.lookup(watched, keys);
       this.lookups.set(memo, result);
     }
-    if (this.recorders.length > 0) this.record({ kind: 'lookup', watched, keys, result });
     return result;
   }
 
@@ -121,10 +149,14 @@ export class FragmentSession {
 
   /** Whether every dependency of a kept fragment reads the same now. */
   valid(fragment: Fragment): boolean {
+    // Valid when the cache settled (or rendered in this render): its settled values hold.
+    const g = fragment.generation;
+    const settled = g === this.cache.settledAt || g === this.cache.current;
     for (const dep of fragment.deps) {
       if (dep.kind === 'value') {
+        if (settled && this.settled(dep.key)) continue;
         if (this.signature(dep.key) !== dep.signature) return false;
-      } else if (!sameObjects(this.lookup(dep.watched, dep.keys), dep.result)) {
+      } else if (!sameObjects(this.memoised(dep.watched, dep.keys, dep.memo), dep.result)) {
         return false;
       }
     }
@@ -160,15 +192,18 @@ export class FragmentCache {
     return ++this.generation;
   }
 
-  /** A token that changes whenever a watched list's elements change. */
-  listToken(watched: string, list: readonly object[]): number {
+  /**
+   * A token that changes whenever a watched list's elements change. `peek`: compare with the
+   * last list without remembering this one (a fresh token for a different list).
+   */
+  listToken(watched: string, list: readonly object[], peek = false): number {
     const last = this.lists.get(watched);
     if (last && (last.list === list || sameObjects(last.list, list))) {
-      this.lists.set(watched, { list, token: last.token });
+      if (!peek) this.lists.set(watched, { list, token: last.token });
       return last.token;
     }
     const token = ++this.nextToken;
-    this.lists.set(watched, { list, token });
+    if (!peek) this.lists.set(watched, { list, token });
     return token;
   }
 
@@ -180,6 +215,19 @@ export class FragmentCache {
     let entries = this.sites.get(site);
     if (!entries) this.sites.set(site, (entries = new Map<string, Fragment>()));
     entries.set(key, fragment);
+  }
+
+  /**
+   * The generation of the last successful render, after its sweep: every fragment kept then
+   * was valid for its inputs (`settledInputs`).
+   */
+  settledAt: number | undefined;
+  settledInputs: { readonly previous: unknown; readonly extra: string } | undefined;
+
+  /** Records that the current render succeeded with these inputs (after `sweep`). */
+  settle(inputs: { readonly previous: unknown; readonly extra: string }): void {
+    this.settledAt = this.generation;
+    this.settledInputs = inputs;
   }
 
   /** Drops the fragments the current render did not use. */

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { ContentMemo } from '#core';
 
 /** The outputs of one render, as facts for metrics: sizes per kind and certificate expiries. */
 export interface OutputShape {
@@ -35,11 +36,20 @@ export function certificateExpiries(certs: Readonly<Record<string, string>>): Ma
   for (const [name, pem] of Object.entries(certs)) {
     const block = FIRST_CERT.exec(pem)?.[0];
     if (!block) continue;
-    try {
-      out.set(name, Date.parse(new X509Certificate(block).validTo) / 1000);
-    } catch {
-      // Not a certificate this process can parse: no series rather than a wrong one.
-    }
+    const expiry = expiries.get(block, expiryOf);
+    if (expiry !== undefined) out.set(name, expiry);
   }
   return out;
+}
+
+/** Each certificate is parsed once, not once per validated render. */
+const expiries = new ContentMemo<number | undefined>();
+
+function expiryOf(block: string): number | undefined {
+  try {
+    return Date.parse(new X509Certificate(block).validTo) / 1000;
+  } catch {
+    // Not a certificate this process can parse: no series rather than a wrong one.
+    return undefined;
+  }
 }

@@ -204,6 +204,11 @@ function collect(
   };
 }
 
+/** The render's `extra` as text (what fragments that read it depend on). */
+function extraText(compiled: CompiledTemplates, inputs: RenderInputs): string {
+  return JSON.stringify(inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra);
+}
+
 /** A fragment session over the snapshot, its signatures read from the render's inputs. */
 function sessionFor(
   cache: FragmentCache,
@@ -211,18 +216,23 @@ function sessionFor(
   snapshot: RenderSnapshot,
   inputs: RenderInputs,
 ): FragmentSession {
-  const signer = signerFor(cache, snapshot, {
-    get extra() {
-      return inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra;
+  const signer = signerFor(
+    cache,
+    snapshot,
+    {
+      get extra() {
+        return inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra;
+      },
+      get controller() {
+        return { ...inputs.controller };
+      },
+      get previous() {
+        return previousOf(inputs);
+      },
     },
-    get controller() {
-      return { ...inputs.controller };
-    },
-    get previous() {
-      return previousOf(inputs);
-    },
-  });
-  return new FragmentSession(cache, snapshot, signer);
+    inputs.reuseOnly === true,
+  );
+  return new FragmentSession(cache, snapshot, signer, inputs.reuseOnly === true);
 }
 
 function renderOnce(
@@ -282,14 +292,18 @@ export function render(
 ): RenderResult {
   const max = inputs.maxQuarantine ?? DEFAULT_MAX_QUARANTINE;
   const cache = inputs.incremental === false ? undefined : fragmentCacheOf(compiled);
-  cache?.begin();
+  const keeps = cache !== undefined && inputs.reuseOnly !== true;
+  if (keeps) cache.begin();
   const excluded = new Set<string>();
   const quarantined: QuarantinedObject[] = [];
   for (let attempts = 1; ; attempts++) {
     const view = excluded.size === 0 ? snapshot : new ExcludingSnapshot(snapshot, excluded);
     const attempt = renderOnce(compiled, view, inputs, cache);
     if (attempt.ok) {
-      cache?.sweep();
+      if (keeps) {
+        cache.sweep();
+        cache.settle({ previous: inputs.previous, extra: extraText(compiled, inputs) });
+      }
       const hash = contentHash(attempt.outputs);
       return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
     }

@@ -146,4 +146,10 @@ export interface RenderInputs {
    * render with the same compiled templates (default true); false renders everything afresh.
    */
   readonly incremental?: boolean;
+  /**
+   * Reuse the fragment cache without changing it (webhook dry runs): kept fragments are reused
+   * when valid, but nothing rendered here is kept and nothing is dropped, so the next render
+   * finds the cache as the last ordinary render left it.
+   */
+  readonly reuseOnly?: boolean;
 }

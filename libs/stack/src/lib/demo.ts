@@ -4,6 +4,7 @@ import { demoExamples, type Examples } from './examples.js';
 import { waitFor } from './http.js';
 import { servedBy } from './serving.js';
 import { Stack, type PodAddress, type StackOptions } from './stack.js';
+import { HAPROXY_SERVICE } from './topology.js';
 
 /** What `--state-file` receives once everything serves (scripts drive the demo with it). */
 export interface DemoState {
@@ -12,7 +13,7 @@ export interface DemoState {
   readonly controller: {
     readonly health: string;
     readonly metrics: string;
-    readonly webhook: string | null;
+    readonly webhook: string;
   };
   readonly agent: string;
   readonly hosts: readonly string[];
@@ -28,21 +29,31 @@ export interface Demo {
   readonly caFile: string;
 }
 
-/** Brings the stack up, applies the examples and waits until every example route is served by every HAProxy pod. */
+/** Brings the stack up with `helm install` of the chart, applies the examples and waits until every example route is served by every HAProxy pod and through the node ports. */
 export async function startDemo(options: StackOptions & { dir: string }): Promise<Demo> {
-  const stack = await Stack.start(options);
+  const stack = await Stack.start({ ...options, install: 'chart' });
   try {
     const examples = await demoExamples();
     await stack.apply(examples.objects);
     const caFile = join(options.dir, 'secure.demo.local.crt');
     await writeFile(caFile, examples.tls.cert);
     const t = stack.topology;
+    const http = await stack.nodePortAddress(t.namespace, HAPROXY_SERVICE, 'http');
+    const https = await stack.nodePortAddress(t.namespace, HAPROXY_SERVICE, 'https');
     const haproxy = await stack.haproxyPods();
-    for (const pod of haproxy)
+    const entries = [
+      ...haproxy.map((pod) => ({ pod, ports: { http: t.httpPort, https: t.httpsPort } })),
+      // the Service's node ports, as the printed commands use them
+      {
+        pod: { name: 'the node ports', ip: http.address },
+        ports: { http: http.port, https: https.port },
+      },
+    ];
+    for (const { pod, ports } of entries)
       for (const route of examples.routes)
         await waitFor(
           `${route.scheme}://${route.host}${route.path} to be served by ${route.service} through ${pod.name}`,
-          () => servedBy(pod, { http: t.httpPort, https: t.httpsPort }, route, examples.tls.cert),
+          () => servedBy(pod, ports, route, examples.tls.cert),
           120_000,
           250,
         );
@@ -50,11 +61,14 @@ export async function startDemo(options: StackOptions & { dir: string }): Promis
     const [h, c] = [haproxy[0]!, controllers[0]!];
     const state: DemoState = {
       kubeconfig: stack.kubeconfigPath,
-      haproxy: { http: `http://${h.ip}:${t.httpPort}`, https: `https://${h.ip}:${t.httpsPort}` },
+      haproxy: {
+        http: `http://${http.address}:${http.port}`,
+        https: `https://${https.address}:${https.port}`,
+      },
       controller: {
         health: `http://${c.ip}:${t.healthPort}`,
         metrics: `http://${c.ip}:${t.metricsPort}/metrics`,
-        webhook: null, // `haptic run` has no admission webhook listener yet
+        webhook: `https://${c.ip}:${WEBHOOK_PORT}/validate`,
       },
       agent: `http://${h.ip}:${t.dataplanePort}/v3`,
       hosts: examples.hosts,
@@ -66,30 +80,36 @@ export async function startDemo(options: StackOptions & { dir: string }): Promis
   }
 }
 
+/** The controller's webhook port (the chart's controller.ports.webhook). */
+const WEBHOOK_PORT = 9443;
+
 /** The few lines the demo prints: what runs, and commands to try. */
 export function describeDemo(d: Demo, kubectl: string): string {
   const t = d.stack.topology;
-  const h = d.haproxy[0]!;
   const kc = `${kubectl} --kubeconfig ${d.state.kubeconfig}`;
   const pods = (list: readonly PodAddress[]) => list.map((p) => `${p.name} ${p.ip}`).join(', ');
+  const https = new URL(d.state.haproxy.https);
   return [
     'haptic demo is running (Ctrl-C stops everything it started)',
     `  kube-sim     ${d.stack.kubeSim.url}  (kubeconfig ${d.state.kubeconfig})`,
-    `  node-sim     runs every pod below as local processes, each on its own 127.x address`,
+    `  node-sim     runs every pod below as local processes, each on its own 127.x address, and plays kube-proxy`,
+    `  chart        helm install ${Stack.RELEASE} helm/haptic -n ${t.namespace} (pinned helm, server-side apply; agent sidecar, webhook on)`,
     `  HAProxy      ${pods(d.haproxy)}  (agent + real HAProxy; :${t.httpPort} http, :${t.httpsPort} https)`,
-    `  controller   ${pods(d.controllers)}  (haptic run; :${t.healthPort} health and /debug, :${t.metricsPort} metrics)`,
+    `               Service ${HAPROXY_SERVICE} (NodePort): ${d.state.haproxy.http} and ${d.state.haproxy.https}`,
+    `  controller   ${pods(d.controllers)}  (leader-elected pair; :${t.healthPort} health and /debug, :${t.metricsPort} metrics, :${WEBHOOK_PORT} webhook)`,
     `  examples     namespace ${d.examples.namespace}: echo Deployments web (2 pods), api, fallback; Ingresses web (Prefix /, Prefix /api, Exact /version), secure (TLS), fallback (default backend)`,
     '',
     'Try:',
     `  curl -H 'Host: web.demo.local' ${d.state.haproxy.http}/`,
     `  curl -H 'Host: web.demo.local' ${d.state.haproxy.http}/api/users`,
-    `  curl --cacert ${d.caFile} --resolve secure.demo.local:${t.httpsPort}:${h.ip} https://secure.demo.local:${t.httpsPort}/`,
+    `  curl --cacert ${d.caFile} --resolve secure.demo.local:${https.port}:${https.hostname} https://secure.demo.local:${https.port}/`,
     `  curl -H 'Host: anything.example' ${d.state.haproxy.http}/   # default backend`,
     `  ${kc} get pods,ingresses -A`,
+    `  ${kc} -n ${t.namespace} get lease haptic-controller   # which controller leads`,
     `  ${kc} -n demo scale deployment web --replicas=4   # then curl web.demo.local again`,
     `  curl ${d.state.controller.health}/debug/pods   ·   curl ${d.state.controller.metrics}`,
     '',
-    'On a real cluster: apply the HAProxyTemplateConfig (`npm run assemble:ingress`) and run',
-    '  npx haptic run --kubeconfig ~/.kube/config -n <namespace> -c <config name>',
+    'On a real cluster: helm install haptic helm/haptic -n haptic --create-namespace',
+    '  (or run the controller from here: npx haptic run --kubeconfig ~/.kube/config -n <namespace> -c <config name>)',
   ].join('\n');
 }

@@ -2,12 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
+import { StackError } from './stack.errors.js';
 import { NodeSim } from '#node-sim';
+import { chartDir, Helm, setArgs } from './chart.js';
 import { waitFor } from './http.js';
 import { assembleIngressLibrary } from './library.js';
 import { randomPodRange, repoRoot } from './paths.js';
 import {
   CONTROLLER_LABELS,
+  CREDENTIALS,
   hapticManifests,
   LOADBALANCER_LABELS,
   type Topology,
@@ -28,11 +31,25 @@ export interface StackOptions {
   readonly fast?: boolean;
   /** Extra environment of the controller container (e.g. NODE_OPTIONS, HAPTIC_HAPROXY_BIN). */
   readonly controllerEnv?: Readonly<Record<string, string>>;
+  /** spec.controller.leaderElection of the config (e.g. longer leases for a bench). */
+  readonly leaderElection?: Readonly<Record<string, string | boolean>>;
   /** Objects applied before haptic is installed (a cluster the controller finds at start). */
   readonly objects?: readonly KubeObject[];
+  /**
+   * How haptic is installed: `manifests` (default) applies the chart's topology written in
+   * topology.ts; `chart` runs `helm install` of helm/haptic with the pinned helm (server-side
+   * apply), with the agent as the Dataplane sidecar, the webhook on and two controller replicas.
+   */
+  readonly install?: 'manifests' | 'chart';
+  /** More chart values for `install: 'chart'` (over the stack's own). */
+  readonly chartValues?: Readonly<Record<string, string | number | boolean>>;
   /** How long to wait for every haptic pod to be ready (default 120 s). */
   readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
+  /** The template library to install (an assembled HAProxyTemplateConfig); default the Ingress library. */
+  readonly library?: KubeObject;
+  /** More manifest files kube-sim loads at start (e.g. the Gateway API CRDs). */
+  readonly kubeSimManifests?: readonly string[];
 }
 
 /** A running pod: name and its own loopback address. */
@@ -63,16 +80,30 @@ export class Stack {
     readonly dir: string,
     private readonly ownsDir: boolean,
     readonly topology: Topology,
+    /** helm against this stack's kube-sim (its own caches under the work folder). */
+    readonly helm: Helm,
+    /** The values the chart was installed with (`install: 'chart'`), else undefined. */
+    readonly chartValues: Readonly<Record<string, string | number | boolean>> | undefined,
   ) {}
+
+  /** The helm release of `install: 'chart'` (its fullname is the release name: it holds "haptic"). */
+  static readonly RELEASE = 'haptic';
 
   /** Starts everything and waits until every haptic pod is ready. */
   static async start(options: StackOptions = {}): Promise<Stack> {
     const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'haptic-stack-')));
     const log = options.log ?? (() => undefined);
+    const chart = options.install === 'chart';
+    if (chart && options.controllerEnv)
+      throw new StackError('controllerEnv is not a chart value: use install: manifests');
     const kubeSim = await KubeSim.start({
       port: options.kubeSimPort ?? 0,
       kubeconfigPath: join(dir, 'kubeconfig'),
-      manifests: [join(repoRoot(), 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
+      // The chart brings its own CRDs (crds/), as helm installs them.
+      manifests: [
+        ...(chart ? [] : [join(repoRoot(), 'test/fixtures/crds/haproxytemplateconfigs.yaml')]),
+        ...(options.kubeSimManifests ?? []),
+      ],
     });
     let nodeSim: NodeSim | undefined;
     try {
@@ -87,26 +118,50 @@ export class Stack {
       const topology: Topology = {
         namespace: 'haptic',
         haproxyReplicas: options.haproxyReplicas ?? 2,
-        controllerReplicas: options.controllerReplicas ?? 1,
+        controllerReplicas: options.controllerReplicas ?? (chart ? 2 : 1),
         httpPort: options.httpPort ?? (isRoot() ? 80 : 8080),
         httpsPort: options.httpsPort ?? (isRoot() ? 443 : 8443),
         statsPort: 8404,
         dataplanePort: 5555,
-        healthPort: 8081,
+        healthPort: chart ? 8080 : 8081,
         metricsPort: 9090,
-        library: await assembleIngressLibrary(),
+        library: options.library ?? (await assembleIngressLibrary()),
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
         ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
+        ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
       };
-      const stack = new Stack(kubeSim, nodeSim, dir, options.dir === undefined, topology);
+      const helm = new Helm(kubeSim.kubeconfigPath, join(dir, 'helm'));
+      const values = chart ? { ...chartValues(topology), ...options.chartValues } : undefined;
+      const stack = new Stack(
+        kubeSim,
+        nodeSim,
+        dir,
+        options.dir === undefined,
+        topology,
+        helm,
+        values,
+      );
       const defaultTls = await generateCertificate({
         commonName: 'haptic default',
         dnsNames: ['haptic.invalid'],
       });
       await ensureNode(kubeSim);
       if (options.objects) await kubeSim.apply(options.objects);
-      await kubeSim.apply(hapticManifests(topology, defaultTls));
+      const manifests = hapticManifests(topology, defaultTls);
+      if (values === undefined) await kubeSim.apply(manifests);
+      else {
+        // The namespace and the default certificate first (the chart names the certificate).
+        await kubeSim.apply(manifests.filter((m) => m.kind === 'Namespace' || isTls(m)));
+        await helm.ok([
+          'install',
+          Stack.RELEASE,
+          chartDir(),
+          '-n',
+          topology.namespace,
+          ...setArgs(values),
+        ]);
+      }
       await stack.waitForPods(options.readyTimeoutMs);
       return stack;
     } catch (e) {
@@ -167,6 +222,30 @@ export class Stack {
     return this.readyPods(this.topology.namespace, CONTROLLER_LABELS);
   }
 
+  /**
+   * Where a NodePort Service's port is reached from outside, as on a real cluster: the Node's
+   * InternalIP and the port's nodePort (node-sim's kube-proxy listens there).
+   */
+  async nodePortAddress(
+    namespace: string,
+    service: string,
+    portName: string,
+  ): Promise<{ address: string; port: number }> {
+    const svc = await this.get<{ spec: { ports: { name?: string; nodePort?: number }[] } }>(
+      `/api/v1/namespaces/${namespace}/services/${service}`,
+    );
+    const port = svc?.spec.ports.find((p) => p.name === portName)?.nodePort;
+    const nodes = await this.get<{
+      items: { status?: { addresses?: { type: string; address: string }[] } }[];
+    }>('/api/v1/nodes');
+    const address = nodes?.items[0]?.status?.addresses?.find(
+      (a) => a.type === 'InternalIP',
+    )?.address;
+    if (port === undefined || address === undefined)
+      throw new StackError(`${namespace}/${service} has no node port ${portName} on a Node`);
+    return { address, port };
+  }
+
   /** Waits until every HAProxy and controller replica is ready. */
   async waitForPods(timeoutMs = 120_000): Promise<void> {
     const t = this.topology;
@@ -188,6 +267,34 @@ export class Stack {
     await this.kubeSim.stop();
     if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+const isTls = (m: KubeObject): boolean => m['type'] === 'kubernetes.io/tls';
+
+/** The chart values that install the stack's topology (agent sidecar, its ports and timings). */
+function chartValues(t: Topology): Record<string, string | number | boolean> {
+  return {
+    'haproxy.dataplane.mode': 'agent',
+    'haproxy.replicaCount': t.haproxyReplicas,
+    'controller.replicaCount': t.controllerReplicas,
+    'haproxy.ports.http': t.httpPort,
+    'haproxy.ports.https': t.httpsPort,
+    'haproxy.ports.stats': t.statsPort,
+    'haproxy.ports.dataplane': t.dataplanePort,
+    'controller.ports.health': t.healthPort,
+    'controller.ports.metrics': t.metricsPort,
+    'credentials.password': CREDENTIALS.password,
+    'controller.config.extraContext.default_certificate': t.defaultCertificate,
+    'ingressClass.default': true,
+    'webhook.enabled': true,
+    ...(t.fast
+      ? {
+          'controller.config.reconcile.debounce': '20ms',
+          'controller.config.reconcile.maxDelay': '200ms',
+          'controller.config.dataplane.minDeploymentInterval': '50ms',
+        }
+      : {}),
+  };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface Topology {
   readonly fast: boolean;
   /** Extra environment variables of the controller container. */
   readonly controllerEnv?: Readonly<Record<string, string>>;
+  /** spec.controller.leaderElection of the config (durations as text); default the CRD's. */
+  readonly leaderElection?: Readonly<Record<string, string | boolean>>;
 }
 
 export const LOADBALANCER_LABELS = {
@@ -60,6 +62,7 @@ export function haproxyTemplateConfig(t: Topology): KubeObject {
   };
   spec['controller'] = {
     ...(t.fast ? { reconcile: { debounce: '20ms', maxDelay: '200ms' } } : {}),
+    ...(t.leaderElection ? { leaderElection: t.leaderElection } : {}),
     // as the chart does: the HAProxy Service's address goes into Ingress status
     status: { publishService: `${t.namespace}/${HAPROXY_SERVICE}` },
   };

@@ -17,6 +17,7 @@ import { discoverHaproxyPods, podSelectorString } from './pods.js';
 import type { KubeObject, ObjectFetchPort, ResourceSink } from './ports.js';
 import { WATCH_DEFAULTS, type ReflectorState, type ReflectorTiming } from './reflector.js';
 import { ResourceWatch } from './resource-watch.js';
+import { quietPathsOf } from './quiet-paths.js';
 
 /** What watch reports to the rest of the controller (the Nest listener turns these into events). */
 export interface WatchListeners {
@@ -123,7 +124,11 @@ export class WatchManager implements ObjectFetchPort {
       Object.fromEntries(
         Object.entries(spec.watchedResources).map(([n, d]) => [
           n,
-          { indexBy: d.indexBy, store: d.store },
+          {
+            indexBy: d.indexBy,
+            store: d.store,
+            quietPaths: quietPathsOf(d.apiVersion, d.resources),
+          },
         ]),
       ),
     );

@@ -9,6 +9,21 @@ const sameKeys = (a: Readonly<Record<string, string>>, b: Readonly<Record<string
 const sameRecord = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
   sameKeys(a, b) && Object.keys(a).every((k) => a[k] === b[k]);
 
+// A review compares many proposed renders with one baseline: parse each config text once.
+const PARSED = new Map<string, ReturnType<typeof parseConfig>>();
+function parsed(text: string): ReturnType<typeof parseConfig> {
+  let config = PARSED.get(text);
+  if (config)
+    PARSED.delete(text); // most recently used last
+  else {
+    config = parseConfig(text);
+    // Keep the last few (the baseline and the newest proposal), never the whole history.
+    if (PARSED.size >= 4) PARSED.delete(PARSED.keys().next().value as string);
+  }
+  PARSED.set(text, config);
+  return config;
+}
+
 /**
  * True when `next` differs from `base` (a render that passed `haproxy -c`) only in parts HAProxy
  * applies at run time without re-reading its configuration: server lines the runtime API sets,
@@ -23,8 +38,7 @@ export function onlyRuntimeChanges(base: RenderedOutputs, next: RenderedOutputs)
   if (base.haproxyConfig === next.haproxyConfig) return true;
   try {
     return (
-      diffConfig(parseConfig(base.haproxyConfig), parseConfig(next.haproxyConfig)).structural
-        .length === 0
+      diffConfig(parsed(base.haproxyConfig), parsed(next.haproxyConfig)).structural.length === 0
     );
   } catch {
     return false;

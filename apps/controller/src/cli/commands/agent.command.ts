@@ -13,6 +13,7 @@ interface AgentFlags {
   username?: string;
   passwordFile?: string;
   reloadDelay: string;
+  bootstrapConfig?: string;
   keepHaproxy?: boolean;
   tlsCertificate?: string;
   tlsKey?: string;
@@ -52,6 +53,10 @@ export const agentCommand: CliCommand = {
       .option('--tls-certificate <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
       .option('--tls-key <file>', 'private key for --tls-certificate (PEM)')
       .option('--keep-haproxy', 'leave HAProxy running on exit (a later agent adopts it)')
+      .option(
+        '--bootstrap-config <file>',
+        'haproxy.cfg to start from when the config dir has none (default: a minimal one)',
+      )
       .action(async (f: AgentFlags) => {
         const creds = credentialSource(f);
         const port = Number(f.port);
@@ -73,6 +78,7 @@ export const agentCommand: CliCommand = {
             agentVersion: VERSION,
             log: (line) => io.err(`haptic agent: ${line}`),
             ...(f.haproxyBin ? { haproxyBin: f.haproxyBin } : {}),
+            ...(f.bootstrapConfig ? { bootstrapConfigFile: f.bootstrapConfig } : {}),
             ...(f.tlsCertificate && f.tlsKey
               ? { tls: { certFile: f.tlsCertificate, keyFile: f.tlsKey } }
               : {}),

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.js';
 import { agentCommand } from './agent.command.js';
+import { benchCommand } from './bench.command.js';
 import { configCommand } from './config.command.js';
 import { echoCommand } from './echo.command.js';
 import { haproxyCommand } from './haproxy.command.js';
@@ -24,4 +25,5 @@ export const commands: readonly CliCommand[] = [
   syncCommand,
   validateCommand,
   haproxyCommand,
+  benchCommand,
 ];

@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isHapticError } from '#core';
+import type { ContextProvider } from '#render';
 import {
   HaproxyChecker,
   assignToWatched,
@@ -15,7 +16,7 @@ import {
 } from '#validation';
 import { ExitCode } from '../cli-io.js';
 import type { CliContext } from '../command.js';
-import { haproxyBinary, loadConfigForOffline } from '../load-config.js';
+import { haproxyBinary, loadConfigForOffline, withModules } from '../load-config.js';
 
 export interface RenderFlags {
   readonly file: string;
@@ -23,6 +24,7 @@ export interface RenderFlags {
   readonly output?: string;
   readonly validate?: boolean;
   readonly haproxyBin?: string;
+  readonly module?: string[];
 }
 
 /** Where each output goes under `-o DIR`, mirroring the HAProxy side. */
@@ -50,8 +52,18 @@ async function writeTree(dir: string, outputs: RenderedOutputs): Promise<string[
 
 /** Runs the command; resolves to its exit code. */
 export async function renderOffline(flags: RenderFlags, ctx: CliContext): Promise<number> {
+  return withModules(flags.module, ctx.io, 'render', (providers) =>
+    renderWith(flags, ctx, providers),
+  );
+}
+
+async function renderWith(
+  flags: RenderFlags,
+  ctx: CliContext,
+  providers: readonly ContextProvider[],
+): Promise<number> {
   const { io } = ctx;
-  const loaded = await loadConfigForOffline(flags.file, io, 'render');
+  const loaded = await loadConfigForOffline(flags.file, io, 'render', providers);
   if (!loaded) return ExitCode.invalidInput;
   const { spec } = loaded.config;
   let objects: unknown[];

@@ -1,6 +1,8 @@
 import type { CliCommand } from '../command.js';
 import type { RenderFlags } from './render.action.js';
 
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 export const renderCommand: CliCommand = {
   name: 'render',
   register(program, ctx) {
@@ -18,6 +20,11 @@ export const renderCommand: CliCommand = {
       )
       .option('--validate', 'also validate the result (structure, directive policy, haproxy -c)')
       .option('--haproxy-bin <path>', 'HAProxy binary for --validate')
+      .option(
+        '--module <path|package>',
+        'a module as for haptic run --module (repeatable): its template variables render here too',
+        collect,
+      )
       .action(async (flags: RenderFlags) => {
         // loaded on use: other subcommands must not pay for the renderer and validator
         const { renderOffline } = await import('./render.action.js');

@@ -1,4 +1,5 @@
 // The implementation of `haptic validate`, loaded only when the command runs.
+import type { ContextProvider } from '#render';
 import {
   HaproxyChecker,
   formatTestReport,
@@ -10,7 +11,7 @@ import {
 } from '#validation';
 import { ExitCode } from '../cli-io.js';
 import type { CliContext } from '../command.js';
-import { haproxyBinary, loadConfigForOffline, positiveInt } from '../load-config.js';
+import { haproxyBinary, loadConfigForOffline, positiveInt, withModules } from '../load-config.js';
 
 export interface ValidateFlags {
   readonly file: string;
@@ -20,6 +21,7 @@ export interface ValidateFlags {
   readonly haproxyBin?: string;
   readonly timeout: string;
   readonly env: string[];
+  readonly module?: string[];
 }
 
 /** `NAME=VALUE` pairs for `${NAME}` references (nothing else reaches haproxy -c). */
@@ -51,7 +53,19 @@ export async function validate(flags: ValidateFlags, ctx: CliContext): Promise<n
     io.err(`haptic validate: ${(e as Error).message}`);
     return ExitCode.invalidInput;
   }
-  const loaded = await loadConfigForOffline(flags.file, io, 'validate');
+  return withModules(flags.module, io, 'validate', (providers) =>
+    validateWith(flags, ctx, { workers, timeoutMs, env }, providers),
+  );
+}
+
+async function validateWith(
+  flags: ValidateFlags,
+  ctx: CliContext,
+  { workers, timeoutMs, env }: { workers: number; timeoutMs: number; env: Record<string, string> },
+  providers: readonly ContextProvider[],
+): Promise<number> {
+  const { io } = ctx;
+  const loaded = await loadConfigForOffline(flags.file, io, 'validate', providers);
   if (!loaded) return ExitCode.invalidInput;
   const { spec } = loaded.config;
   if (flags.test !== undefined && selectTests(spec, flags.test).length === 0) {

@@ -1,6 +1,8 @@
 import type { CliCommand } from '../command.js';
 import type { ValidateFlags } from './validate.action.js';
 
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 export const validateCommand: CliCommand = {
   name: 'validate',
   register(program, ctx) {
@@ -23,6 +25,11 @@ export const validateCommand: CliCommand = {
         'value for a ${NAME} the config references, e.g. POD_IP=127.0.0.1 (repeatable)',
         (v: string, acc: string[]) => [...acc, v],
         [] as string[],
+      )
+      .option(
+        '--module <path|package>',
+        'a module as for haptic run --module (repeatable): its template variables render here too',
+        collect,
       )
       .action(async (flags: ValidateFlags) => {
         // loaded on use: other subcommands must not pay for the renderer and validator

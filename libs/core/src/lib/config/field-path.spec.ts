@@ -30,6 +30,15 @@ describe('field paths', () => {
     expect(stripped).toEqual({ metadata: { name: 'a', labels: { 'x/y': 'z' } } });
     expect(obj.metadata.managedFields).toEqual([1]);
   });
+
+  it('strips inside arrays and keeps the order of the other keys', () => {
+    const obj = { spec: { ports: [{ a: 1, secret: 2, b: 3 }] }, z: 1 };
+    const stripped = withoutFieldPath(obj, parseFieldPath('spec.ports[0].secret')!);
+    expect(stripped).toEqual({ spec: { ports: [{ a: 1, b: 3 }] }, z: 1 });
+    expect(Object.keys(stripped.spec.ports[0]!)).toEqual(['a', 'b']);
+    expect(withoutFieldPath(obj, parseFieldPath('absent.x')!)).toBe(obj);
+    expect(obj.spec.ports[0]).toEqual({ a: 1, secret: 2, b: 3 });
+  });
 });
 
 describe('durations', () => {

@@ -1,5 +1,5 @@
 import { toValue, type Context } from 'liquidjs';
-import { outputText } from '../escaper.js';
+import { OutputLines, outputText } from '../escaper.js';
 import { TemplateValueError } from '../provenance.js';
 import { objectRef } from '../snapshot.js';
 import { stateOf } from '../state.js';
@@ -52,4 +52,28 @@ export function serverSlots(
     Number(toValue(slots)),
     Array.isArray(previous) ? (previous as object[]) : [],
   );
+}
+
+/**
+ * `slots | server_lines: opts, cookie`: the `server` line of each slot (as
+ * `server_slots` gives them), each after a newline and two spaces — an endpoint
+ * `server srvN <address><opts>[ cookie srvN] weight <w>`, a free slot
+ * `server srvN 0.0.0.0:1<opts>[ cookie srvN] weight 1 disabled` (cookie when `cookie != ""`).
+ * One output instead of a Liquid loop; the escaper still checks every line.
+ */
+export function serverLines(slots: unknown, opts: unknown, cookie: unknown): OutputLines {
+  const list: unknown = toValue(slots);
+  const o = outputText(opts);
+  const withCookie = toValue(cookie) !== '';
+  const lines: string[] = [];
+  for (const s of Array.isArray(list) ? (list as Partial<ServerSlot>[]) : []) {
+    const name = outputText(s.name);
+    const c = withCookie ? ` cookie ${name}` : '';
+    lines.push(
+      s.address
+        ? `server ${name} ${outputText(s.address)}${o}${c} weight ${outputText(s.weight)}`
+        : `server ${name} 0.0.0.0:1${o}${c} weight 1 disabled`,
+    );
+  }
+  return new OutputLines(lines, '\n  ');
 }

@@ -1,4 +1,3 @@
-import { sortBy } from '../filters-data.js';
 import { hostnameProblem, pathProblem } from '../filters-haproxy.js';
 import { objectRef } from '../snapshot.js';
 import type { RenderProblem } from '../types.js';
@@ -31,6 +30,16 @@ export interface IngressBackend {
   readonly ingress: object;
 }
 
+/** One spec.tls entry of a served Ingress that names a Secret. */
+export interface IngressTls {
+  readonly ingress: object;
+  /** The Ingress's namespace (where the Secret is looked up). */
+  readonly namespace: string;
+  readonly secret: string;
+  /** spec.tls[].hosts as written (checked by the template). */
+  readonly hosts: readonly unknown[];
+}
+
 /** What the Ingress library's outputs need, computed once per snapshot. */
 export interface IngressModel {
   /** Ingresses served (class selected, valid, not in conflict), oldest first. */
@@ -43,6 +52,8 @@ export interface IngressModel {
   readonly default_backend: string;
   /** Every backend, in name order, once. */
   readonly backends: readonly IngressBackend[];
+  /** The spec.tls entries (naming a Secret) of the served Ingresses, oldest Ingress first. */
+  readonly tls: readonly IngressTls[];
 }
 
 /** The model and the objects refused while building it (each with the reason). */
@@ -98,16 +109,42 @@ function ourClasses(classes: readonly object[], controller: unknown) {
   return { names, hasDefault };
 }
 
-/** Served candidates, oldest first (creationTimestamp, namespace, name). */
+/** How `sort_by` compares one key (missing last, numbers by value, others by code units). */
+function compareKey(a: unknown, b: unknown): number {
+  const aMissing = a === undefined || a === null;
+  const bMissing = b === undefined || b === null;
+  if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const sa = typeof a === 'string' ? a : JSON.stringify(a);
+  const sb = typeof b === 'string' ? b : JSON.stringify(b);
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
+
+/** The sort keys of an Ingress (creationTimestamp, namespace, name), read once per object. */
+const AGE = new WeakMap<object, readonly unknown[]>();
+function ageOf(ing: object): readonly unknown[] {
+  let keys = AGE.get(ing);
+  if (!keys) {
+    const m = field(ing, 'metadata');
+    AGE.set(ing, (keys = [field(m, 'creationTimestamp'), field(m, 'namespace'), field(m, 'name')]));
+  }
+  return keys;
+}
+
+function byAge(x: object, y: object): number {
+  const a = ageOf(x);
+  const b = ageOf(y);
+  for (let i = 0; i < a.length; i++) {
+    const c = compareKey(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** Served candidates, oldest first (creationTimestamp, namespace, name; as `sort_by`). */
 export function selectIngresses(inputs: IngressInputs): object[] {
   const classes = ourClasses(inputs.ingressClasses, inputs.controllerName);
-  const sorted = sortBy(
-    inputs.ingresses,
-    'metadata.creationTimestamp',
-    'metadata.namespace',
-    'metadata.name',
-  ) as object[];
-  return sorted.filter((ing) => {
+  const selected = inputs.ingresses.filter((ing) => {
     const annotations = path(ing, 'metadata', 'annotations');
     const cls = orDefault(
       field(annotations, 'kubernetes.io/ingress.class'),
@@ -116,6 +153,7 @@ export function selectIngresses(inputs: IngressInputs): object[] {
     if (isBlank(cls)) return classes.hasDefault;
     return classes.names.includes(cls);
   });
+  return sortedFrom('served', selected, byAge);
 }
 
 function isAnnotated(ing: object): boolean {
@@ -157,6 +195,8 @@ type Kind = 'E' | 'P' | 'I';
 
 /** One route of an Ingress, as the library claims it. */
 interface Claim {
+  /** `<kind> <key>`: what two Ingresses may not both claim. */
+  readonly owned: string;
   readonly kind: Kind;
   readonly key: string;
   readonly host: string;
@@ -170,7 +210,10 @@ interface ReadIngress {
   readonly id: string;
   readonly claims: readonly Claim[];
   readonly defaultBackend: string | undefined;
-  readonly backends: readonly (Omit<IngressBackend, 'ingress'> & { ingName: string })[];
+  /** Its backends, each object made once per Ingress object (stable across renders). */
+  readonly backends: readonly { readonly entry: string; readonly backend: IngressBackend }[];
+  /** Its spec.tls entries that name a Secret. */
+  readonly tls: readonly IngressTls[];
 }
 
 function validated(problem: string | undefined, value: string): string {
@@ -191,7 +234,7 @@ function routeKey(type: string, host: string, p: string, id: string): [Kind, str
   }
 }
 
-type Backends = ReadIngress['backends'][number][];
+type Backends = { entry: string; backend: IngressBackend }[];
 
 /** The routes of one Ingress (ingress-routes): throws Refused at its first problem. */
 function readIngress(ing: object): ReadIngress {
@@ -209,7 +252,8 @@ function readIngress(ing: object): ReadIngress {
   const backends: Backends = [];
   const named = (rb: unknown, where: string): string => {
     const b = backendOf(ing, id, rb, where, annotated);
-    backends.push({ ...b, ingName: name });
+    const entry = `${b.name}|${b.namespace}|${b.service}|${b.port}|${name}`;
+    backends.push({ entry, backend: { ...b, ingress: ing } });
     return b.name;
   };
   const spec = field(ing, 'spec');
@@ -244,10 +288,22 @@ function readIngress(ing: object): ReadIngress {
       const rawPath = str(orDefault(field(p, 'path'), '/'));
       const routePath = validated(pathProblem(rawPath), rawPath);
       const [kind, key] = routeKey(type, host, routePath, id);
-      claims.push({ kind, key, host, path: routePath, type, backend: last.be });
+      const owned = `${kind} ${key}`;
+      claims.push({ owned, kind, key, host, path: routePath, type, backend: last.be });
     });
   });
-  return { ing, id, claims, defaultBackend, backends };
+  return { ing, id, claims, defaultBackend, backends, tls: tlsOf(ing, namespace) };
+}
+
+/** The spec.tls entries of an Ingress that name a Secret, in order. */
+function tlsOf(ing: object, namespace: string): IngressTls[] {
+  const out: IngressTls[] = [];
+  for (const tls of items(path(ing, 'spec', 'tls'))) {
+    const secret = field(tls, 'secretName');
+    if (isBlank(secret)) continue;
+    out.push({ ingress: ing, namespace, secret: str(secret), hosts: items(field(tls, 'hosts')) });
+  }
+  return out;
 }
 
 // The index replaces an object on change and never changes one in place: what reading it gave holds while it is the same
@@ -283,47 +339,89 @@ function refused(ing: object, err: unknown): RenderProblem {
 function conflictOf(r: ReadIngress, owners: ReadonlyMap<string, string>): string | undefined {
   const lost = r.claims
     .filter((c) => {
-      const owner = owners.get(`${c.kind} ${c.key}`);
+      const owner = owners.get(c.owned);
       return owner !== undefined && owner !== r.id;
     })
-    .sort((a, b) => byCodeUnits(`${a.kind} ${a.key}`, `${b.kind} ${b.key}`))[0];
+    .sort((a, b) => byCodeUnits(a.owned, b.owned))[0];
   if (!lost) return undefined;
-  const owner = owners.get(`${lost.kind} ${lost.key}`) ?? '';
+  const owner = owners.get(lost.owned) ?? '';
   return `Ingress ${r.id}: host ${lost.host} path ${lost.path} (${lost.type}) is already served by the older Ingress ${owner}; the oldest Ingress wins`;
 }
 
+/**
+ * Sorts `items` (distinct objects, `compare` a total order on them, so the result does not
+ * depend on the input order) starting from the order of the last call at the same `site`:
+ * after a small change the input is nearly sorted, which the engine's merge sort does in about
+ * one comparison per item.
+ */
+const LAST_ORDER = new Map<string, { order: WeakMap<object, number>; size: number }>();
+function sortedFrom<T extends object>(
+  site: string,
+  items: readonly T[],
+  compare: (a: T, b: T) => number,
+): T[] {
+  const last = LAST_ORDER.get(site);
+  let out: T[];
+  if (last) {
+    // Known items where they were last time (in one pass), new ones after them.
+    const placed = new Array<T | undefined>(last.size);
+    const fresh: T[] = [];
+    for (const o of items) {
+      const at = last.order.get(o);
+      if (at === undefined || placed[at] !== undefined) fresh.push(o);
+      else placed[at] = o;
+    }
+    out = [];
+    for (const o of placed) if (o !== undefined) out.push(o);
+    for (const o of fresh) out.push(o);
+  } else {
+    out = [...items];
+  }
+  out.sort(compare);
+  const order = new WeakMap<object, number>();
+  for (let i = 0; i < out.length; i++) order.set(out[i] as object, i);
+  LAST_ORDER.set(site, { order, size: out.length });
+  return out;
+}
+
+// One route object per claim, so a route that did not change is the same object in every render.
+const ROUTES = new WeakMap<Claim, IngressRoute>();
+function routeOf(c: Claim): IngressRoute {
+  let route = ROUTES.get(c);
+  if (!route) ROUTES.set(c, (route = { key: c.key, backend: c.backend }));
+  return route;
+}
+
+const RANK = new WeakMap<IngressRoute, string>();
+function rankOf(r: IngressRoute): string {
+  let rank = RANK.get(r);
+  if (rank === undefined) RANK.set(r, (rank = `${99999 - r.key.length} ${r.key}`));
+  return rank;
+}
+
 function routeTables(served: readonly ReadIngress[]) {
-  const exact = new Map<string, string>();
-  const prefix = new Map<string, string>();
+  const exact = new Map<string, IngressRoute>();
+  const prefix = new Map<string, IngressRoute>();
   for (const r of served) {
     for (const c of r.claims) {
       const table = c.kind === 'E' ? exact : prefix;
-      if (!table.has(c.key)) table.set(c.key, c.backend);
+      if (!table.has(c.key)) table.set(c.key, routeOf(c));
     }
   }
-  const route = ([key, backend]: [string, string]): IngressRoute => ({ key, backend });
-  const exactRoutes = [...exact].sort(([a], [b]) => byCodeUnits(a, b)).map(route);
+  const exactRoutes = sortedFrom('exact', [...exact.values()], (a, b) => byCodeUnits(a.key, b.key));
   // Longest key first, then key order (the library's "99999 - length" rank, as text).
-  const ranked = [...prefix].map((e) => ({ rank: `${99999 - e[0].length} ${e[0]}`, e }));
-  ranked.sort((a, b) => byCodeUnits(a.rank, b.rank));
-  const prefixRoutes = ranked.map((r) => route(r.e));
+  const prefixRoutes = sortedFrom('prefix', [...prefix.values()], (a, b) =>
+    byCodeUnits(rankOf(a), rankOf(b)),
+  );
   return { exactRoutes, prefixRoutes };
 }
 
 function backendList(served: readonly ReadIngress[]): IngressBackend[] {
-  const entries = served.flatMap((r) =>
-    r.backends.map((b) => ({
-      entry: `${b.name}|${b.namespace}|${b.service}|${b.port}|${b.ingName}`,
-      backend: {
-        name: b.name,
-        namespace: b.namespace,
-        service: b.service,
-        port: b.port,
-        ingress: r.ing,
-      },
-    })),
+  const entries = sortedFrom(
+    'backends',
+    served.flatMap((r) => r.backends),
+    (a, b) => byCodeUnits(a.entry, b.entry),
   );
-  entries.sort((a, b) => byCodeUnits(a.entry, b.entry));
   const seen = new Set<string>();
   const out: IngressBackend[] = [];
   for (const { backend } of entries) {
@@ -357,8 +455,7 @@ export function ingressModel(inputs: IngressInputs): IngressModelResult {
       problems.push(refused(r.ing, new Refused('fail', conflict)));
       continue;
     }
-    for (const c of r.claims)
-      if (!owners.has(`${c.kind} ${c.key}`)) owners.set(`${c.kind} ${c.key}`, r.id);
+    for (const c of r.claims) if (!owners.has(c.owned)) owners.set(c.owned, r.id);
     served.push(r);
   }
   const { exactRoutes, prefixRoutes } = routeTables(served);
@@ -369,6 +466,7 @@ export function ingressModel(inputs: IngressInputs): IngressModelResult {
       prefix_routes: prefixRoutes,
       default_backend: served.find((r) => r.defaultBackend !== undefined)?.defaultBackend ?? '',
       backends: backendList(served),
+      tls: served.flatMap((r) => r.tls),
     },
     problems,
   };

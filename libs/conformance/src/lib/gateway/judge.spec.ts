@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Reply } from '#stack';
+import { consecutive, judgeReply, judgeShares } from './judge.js';
+
+const sent = { scheme: 'http' as const, host: 'example.com', port: 10080, path: '/p' };
+const echo = (pod: string, headers: Record<string, string[]> = {}, status = 200): Reply => ({
+  status,
+  httpVersion: '1.1',
+  headers: {},
+  body: JSON.stringify({ pod, namespace: 'gateway-conformance-infra', headers }),
+});
+
+describe('the Gateway API runner judges as upstream does', () => {
+  it('fails a wrong backend, a wrong status, a missing or present header', () => {
+    const x = { path: '/', backend: 'infra-backend-v1' };
+    expect(judgeReply(x, echo('infra-backend-v1-abc'), sent)).toBeUndefined();
+    expect(judgeReply(x, echo('infra-backend-v2-abc'), sent)).toMatch(/expected infra-backend-v1/);
+    expect(judgeReply(x, echo('infra-backend-v1-abc', {}, 404), sent)).toMatch(/status 404/);
+    const h = { ...x, seen: { 'X-Header-Add': 'a,b' }, absent: ['X-Remove'] };
+    expect(
+      judgeReply(h, echo('infra-backend-v1-a', { 'X-Header-Add': ['a', 'b'] }), sent),
+    ).toBeUndefined();
+    expect(judgeReply(h, echo('infra-backend-v1-a', { 'X-Header-Add': ['a'] }), sent)).toMatch(
+      /expected a,b/,
+    );
+    expect(
+      judgeReply(
+        h,
+        echo('infra-backend-v1-a', { 'X-Header-Add': ['a', 'b'], 'X-Remove': ['1'] }),
+        sent,
+      ),
+    ).toMatch(/expected it absent/);
+  });
+
+  it('fails a redirect to the wrong port', () => {
+    const x = { path: '/p', status: 302, redirect: { host: 'example.org' } };
+    const r = (location: string): Reply => ({
+      status: 302,
+      httpVersion: '1.1',
+      headers: { location },
+      body: '',
+    });
+    expect(judgeReply(x, r('http://example.org:10080/p'), sent)).toBeUndefined();
+    expect(judgeReply(x, r('http://example.org:10081/p'), sent)).toMatch(
+      /port 10081, expected 10080/,
+    );
+    expect(judgeReply(x, r('http://example.com:10080/p'), sent)).toMatch(/host/);
+  });
+
+  it('needs three consecutive successes: two of three is a failure', async () => {
+    const seq = (s: (string | undefined)[]) => {
+      let i = 0;
+      return () => Promise.resolve(s[i++ % s.length]);
+    };
+    expect(await consecutive(seq([undefined]), { deadlineMs: 1000, pauseMs: 1 })).toBeUndefined();
+    expect(
+      await consecutive(seq([undefined, undefined, 'wrong backend']), {
+        deadlineMs: 300,
+        pauseMs: 1,
+      }),
+    ).toMatch(/wrong backend/);
+  });
+
+  it('fails a weight share off by 6 points and passes one off by 4', () => {
+    const w = { v1: 70, v2: 30, v3: 0 };
+    expect(judgeShares({ v1: 370, v2: 130 }, w)).toBeUndefined(); // 74 %
+    expect(judgeShares({ v1: 380, v2: 120 }, w)).toMatch(/v1: 76\.0 %/); // off by 6
+    expect(judgeShares({ v1: 350, v2: 140, v3: 10 }, w)).toBeUndefined();
+    expect(judgeShares({ v1: 350, v2: 150, x: 1 }, w)).toMatch(/unexpected/);
+  });
+});

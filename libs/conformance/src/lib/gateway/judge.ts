@@ -1,0 +1,147 @@
+import type { Reply } from '#stack';
+
+/** One expected request/response pair, as the upstream suite states them. */
+export interface HttpExpectation {
+  readonly gateway?: string;
+  readonly host?: string;
+  readonly path: string;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly https?: boolean;
+  /** Default 200. */
+  readonly status?: number;
+  /** The backend (pod name prefix) expected to answer, for 2xx. */
+  readonly backend?: string;
+  /** Default gateway-conformance-infra. */
+  readonly namespace?: string;
+  /** Headers the backend must have seen (names case-insensitive; values joined with `,`). */
+  readonly seen?: Readonly<Record<string, string>>;
+  /** Headers the backend must not have seen. */
+  readonly absent?: readonly string[];
+  /** For 3xx: the Location's parts (unspecified ones default to the request's). */
+  readonly redirect?: {
+    readonly scheme?: string;
+    readonly host?: string;
+    readonly port?: number;
+    readonly path?: string;
+  };
+}
+
+interface Echoed {
+  readonly pod?: string;
+  readonly namespace?: string;
+  readonly headers?: Readonly<Record<string, readonly string[]>>;
+}
+
+function echoed(body: string): Echoed | undefined {
+  try {
+    return JSON.parse(body) as Echoed;
+  } catch {
+    return undefined;
+  }
+}
+
+function seenHeaders(e: Echoed): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const [k, v] of Object.entries(e.headers ?? {})) m.set(k.toLowerCase(), v.join(','));
+  return m;
+}
+
+/** The request as the client sent it, for the redirect defaults. */
+export interface Sent {
+  readonly scheme: 'http' | 'https';
+  readonly host: string;
+  readonly port: number;
+  readonly path: string;
+}
+
+function judgeRedirect(x: HttpExpectation, reply: Reply, sent: Sent): string | undefined {
+  const loc = reply.headers['location'];
+  if (typeof loc !== 'string') return 'no Location header';
+  let url: URL;
+  try {
+    url = new URL(loc);
+  } catch {
+    return `Location ${loc} is not an absolute URL`;
+  }
+  const want = x.redirect ?? {};
+  const scheme = want.scheme ?? sent.scheme;
+  const defaultPort = scheme === 'https' ? 443 : 80;
+  const port = want.port ?? (want.scheme ? defaultPort : sent.port);
+  const got = {
+    scheme: url.protocol.replace(':', ''),
+    host: url.hostname,
+    port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    path: url.pathname,
+  };
+  const expected = { scheme, host: want.host ?? sent.host, port, path: want.path ?? sent.path };
+  for (const k of ['scheme', 'host', 'port', 'path'] as const)
+    if (got[k] !== expected[k]) return `Location ${loc}: ${k} ${got[k]}, expected ${expected[k]}`;
+  return undefined;
+}
+
+/** Why one reply does not meet the expectation, or undefined when it does (upstream's rules). */
+export function judgeReply(x: HttpExpectation, reply: Reply, sent: Sent): string | undefined {
+  const status = x.status ?? 200;
+  if (reply.status !== status) return `status ${reply.status}, expected ${status}`;
+  if (status >= 300 && status < 400) return judgeRedirect(x, reply, sent);
+  if (status < 200 || status >= 300 || !x.backend) return undefined;
+  const e = echoed(reply.body);
+  if (!e) return 'the answer is not an echo (JSON) body';
+  if (!e.pod?.startsWith(x.backend)) return `served by pod ${e.pod ?? '?'}, expected ${x.backend}`;
+  const ns = x.namespace ?? 'gateway-conformance-infra';
+  if (e.namespace !== ns) return `served from namespace ${e.namespace ?? '?'}, expected ${ns}`;
+  const seen = seenHeaders(e);
+  for (const [k, v] of Object.entries(x.seen ?? {}))
+    if (seen.get(k.toLowerCase()) !== v)
+      return `backend saw ${k}: ${seen.get(k.toLowerCase()) ?? '(none)'}, expected ${v}`;
+  for (const k of x.absent ?? [])
+    if (seen.has(k.toLowerCase())) return `backend saw ${k}, expected it absent`;
+  return undefined;
+}
+
+/**
+ * Upstream's eventual consistency: `attempt` must succeed `required` times in a row before
+ * `deadline` (ms); a failure resets the count. Resolves undefined on success, else the last reason.
+ */
+export async function consecutive(
+  attempt: () => Promise<string | undefined>,
+  opts: { required?: number; deadlineMs?: number; pauseMs?: number } = {},
+): Promise<string | undefined> {
+  const required = opts.required ?? 3;
+  const end = Date.now() + (opts.deadlineMs ?? 30_000);
+  let streak = 0;
+  let last = 'no attempt';
+  for (;;) {
+    const why = await attempt().catch((e: unknown) => `request failed: ${String(e)}`);
+    if (why === undefined) {
+      streak += 1;
+      if (streak >= required) return undefined;
+    } else {
+      streak = 0;
+      last = why;
+    }
+    if (Date.now() > end)
+      return `${last} (after ${required} consecutive successes were not seen in time)`;
+    if (why !== undefined) await new Promise((r) => setTimeout(r, opts.pauseMs ?? 200));
+  }
+}
+
+/** Upstream's weighted check: each backend's share within ±tolerance points of its weight share. */
+export function judgeShares(
+  counts: Readonly<Record<string, number>>,
+  weights: Readonly<Record<string, number>>,
+  tolerancePoints = 5,
+): string | undefined {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const sum = Object.values(weights).reduce((a, b) => a + b, 0);
+  if (total === 0) return 'no answers';
+  for (const [name, w] of Object.entries(weights)) {
+    const share = ((counts[name] ?? 0) * 100) / total;
+    const want = (w * 100) / sum;
+    if (Math.abs(share - want) > tolerancePoints)
+      return `${name}: ${share.toFixed(1)} % of ${total}, expected ${want.toFixed(1)} % ±${tolerancePoints}`;
+  }
+  const unknown = Object.keys(counts).filter((n) => !(n in weights) && (counts[n] ?? 0) > 0);
+  return unknown.length > 0 ? `answered by unexpected backends ${unknown.join(', ')}` : undefined;
+}

@@ -1,0 +1,338 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { generateCertificate, type KubeObject } from '#kube-sim';
+import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
+import { GATEWAY_CASES, type GatewayCase, type RouteCheck } from './cases.js';
+import { consecutive, judgeReply, judgeShares, type HttpExpectation } from './judge.js';
+
+/** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
+export const GATEWAY_PORT_OFFSET = 10_000;
+export const GATEWAY_CLASS = 'haptic-conformance';
+const CONTROLLER = 'haproxy-haptic.org/gateway-controller';
+const INFRA = 'gateway-conformance-infra';
+const DIR = () => join(repoRoot(), 'test/conformance/gateway-api');
+const CRDS = ['gatewayclasses', 'gateways', 'httproutes', 'grpcroutes', 'referencegrants'];
+
+/** One case of the report: the Ingress suite's shape plus the upstream profile and level. */
+export interface GatewayCaseReport {
+  readonly name: string;
+  readonly result: 'passed' | 'failed' | 'skipped';
+  readonly reason: string;
+  readonly profile: GatewayCase['profile'];
+  readonly level: GatewayCase['level'];
+}
+
+export interface GatewaySuiteReport {
+  readonly suite: 'gateway-api';
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly cases: readonly GatewayCaseReport[];
+}
+
+/** The objects of one upstream manifest file, with the GatewayClass placeholder filled in. */
+export function manifests(file: string): KubeObject[] {
+  const text = readFileSync(join(DIR(), file), 'utf8').replaceAll(
+    '{GATEWAY_CLASS_NAME}',
+    GATEWAY_CLASS,
+  );
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null && typeof o.kind === 'string');
+}
+
+const PLURAL: Record<string, string> = {
+  Gateway: 'gateways',
+  HTTPRoute: 'httproutes',
+  GRPCRoute: 'grpcroutes',
+  ReferenceGrant: 'referencegrants',
+  Service: 'services',
+  Secret: 'secrets',
+  Deployment: 'deployments',
+  EndpointSlice: 'endpointslices',
+};
+
+function pathOf(o: KubeObject): string {
+  const plural = PLURAL[o.kind] ?? `${o.kind.toLowerCase()}s`;
+  const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
+  return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
+}
+
+/** The base fixture's backends the HTTP cases use (the TLS/TCP backends need Secrets this runner does not create; no gRPC case runs yet). */
+const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
+const isUsed = (o: KubeObject) =>
+  !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
+
+async function tlsSecret(): Promise<KubeObject> {
+  const tls = await generateCertificate({
+    dnsNames: ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
+  });
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/tls',
+    metadata: { namespace: INFRA, name: 'tls-validity-checks-certificate' },
+    data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
+  };
+}
+
+/** The stack with the Gateway API library, its CRDs and the upstream base fixture, pods ready. */
+async function startStack(log: (l: string) => void): Promise<Stack> {
+  const library = await assembleLibrary('gateway-api');
+  const spec = library['spec'] as { templatingSettings: { extraContext: Record<string, unknown> } };
+  spec.templatingSettings.extraContext = {
+    ...spec.templatingSettings.extraContext,
+    gateway_controller_name: CONTROLLER,
+    gateway_port_offset: GATEWAY_PORT_OFFSET,
+    gateway_address_pool: `127.${81 + Math.floor(Math.random() * 100)}.0.0/16`,
+  };
+  const stack = await Stack.start({
+    fast: true,
+    library,
+    haproxyReplicas: 1,
+    kubeSimManifests: CRDS.map((c) => join(DIR(), 'crds', `gateway.networking.k8s.io_${c}.yaml`)),
+    log,
+  });
+  const base = manifests('base/manifests.yaml').filter(isUsed);
+  await stack.apply([
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GatewayClass',
+      metadata: { name: GATEWAY_CLASS },
+      spec: { controllerName: CONTROLLER },
+    },
+    ...base.filter((o) => o.kind === 'Namespace'),
+  ]);
+  await stack.apply([await tlsSecret(), ...base.filter((o) => o.kind !== 'Namespace')]);
+  for (const d of base.filter((o) => o.kind === 'Deployment')) {
+    const want = (d as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
+    const ns = d.metadata.namespace ?? 'default';
+    await waitFor(
+      `${want} ready pods of ${ns}/${d.metadata.name}`,
+      async () =>
+        (await stack.readyPods(ns, { app: d.metadata.name ?? '' })).length === want
+          ? true
+          : undefined,
+      180_000,
+      250,
+    );
+  }
+  return stack;
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  observedGeneration?: number;
+}
+interface GatewayObject {
+  metadata: { generation?: number };
+  status?: {
+    addresses?: { value: string }[];
+    conditions?: Condition[];
+    listeners?: { name: string; attachedRoutes: number }[];
+  };
+}
+interface RouteObject {
+  metadata: { generation?: number };
+  status?: { parents?: { controllerName: string; conditions: Condition[] }[] };
+}
+
+const cond = (list: Condition[] | undefined, type: string) => list?.find((c) => c.type === type);
+
+/** The Gateway's address once it is Programmed. */
+async function gatewayAddress(stack: Stack, name: string): Promise<string> {
+  return waitFor(
+    `Gateway ${name} to be Programmed with an address`,
+    async () => {
+      const g = await stack.get<GatewayObject>(
+        `/apis/gateway.networking.k8s.io/v1/namespaces/${INFRA}/gateways/${name}`,
+      );
+      const p = cond(g?.status?.conditions, 'Programmed');
+      return p?.status === 'True' && p.observedGeneration === g?.metadata.generation
+        ? g?.status?.addresses?.[0]?.value
+        : undefined;
+    },
+    60_000,
+    200,
+  );
+}
+
+async function routeSettled(stack: Stack, r: RouteCheck): Promise<void> {
+  const plural = r.kind === 'GRPCRoute' ? 'grpcroutes' : 'httproutes';
+  const path = `/apis/gateway.networking.k8s.io/v1/namespaces/${r.namespace ?? INFRA}/${plural}/${r.name}`;
+  const accepted = r.accepted ?? 'Accepted';
+  const refs = r.resolvedRefs ?? 'ResolvedRefs';
+  let last = 'no status';
+  await waitFor(
+    `${r.name}: Accepted ${accepted} and ResolvedRefs ${refs} (last: ${last})`,
+    async () => {
+      const o = await stack.get<RouteObject>(path);
+      const mine = o?.status?.parents?.filter((p) => p.controllerName === CONTROLLER) ?? [];
+      last = JSON.stringify(
+        mine.map((p) => p.conditions.map((c) => `${c.type}=${c.reason}@${c.observedGeneration}`)),
+      );
+      const ok =
+        mine.length > 0 &&
+        mine.every(
+          (p) =>
+            cond(p.conditions, 'Accepted')?.reason === accepted &&
+            cond(p.conditions, 'ResolvedRefs')?.reason === refs &&
+            p.conditions.every((c) => c.observedGeneration === o?.metadata.generation),
+        );
+      return ok ? true : undefined;
+    },
+    60_000,
+    200,
+  ).catch((e: unknown) => {
+    throw new Error(`${String(e)}; last seen ${last}`);
+  });
+}
+
+async function attachedSettled(
+  stack: Stack,
+  counts: Readonly<Record<string, number>>,
+): Promise<void> {
+  for (const [key, want] of Object.entries(counts)) {
+    const [gw, listener] = key.split('/') as [string, string];
+    await waitFor(
+      `Gateway ${gw} listener ${listener} attachedRoutes = ${want}`,
+      async () => {
+        const g = await stack.get<GatewayObject>(
+          `/apis/gateway.networking.k8s.io/v1/namespaces/${INFRA}/gateways/${gw}`,
+        );
+        return g?.status?.listeners?.find((l) => l.name === listener)?.attachedRoutes === want
+          ? true
+          : undefined;
+      },
+      60_000,
+      200,
+    );
+  }
+}
+
+async function request(address: string, x: HttpExpectation) {
+  const port = (x.https ? 443 : 80) + GATEWAY_PORT_OFFSET;
+  const host = x.host ?? address;
+  const reply = await send({
+    address,
+    port,
+    host,
+    path: x.path,
+    method: x.method ?? 'GET',
+    headers: { 'user-agent': 'Go-http-client/1.1', ...x.headers },
+  });
+  return {
+    reply,
+    sent: {
+      scheme: x.https ? ('https' as const) : ('http' as const),
+      host,
+      port,
+      path: x.path.split('?')[0] ?? '/',
+    },
+  };
+}
+
+async function weighted(
+  address: string,
+  weights: Readonly<Record<string, number>>,
+): Promise<string | undefined> {
+  let why: string | undefined = 'not run';
+  for (let attempt = 0; attempt < 3 && why !== undefined; attempt++) {
+    const counts: Record<string, number> = {};
+    for (let i = 0; i < 500; i++) {
+      const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
+      if (reply.status !== 200)
+        return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
+      const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
+      const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
+      counts[backend] = (counts[backend] ?? 0) + 1;
+    }
+    why = judgeShares(counts, weights);
+  }
+  return why;
+}
+
+async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined> {
+  const objects = manifests(`tests/${c.file}`);
+  await stack.apply(objects);
+  try {
+    const addresses = new Map<string, string>();
+    for (const g of c.gateways ?? ['same-namespace'])
+      addresses.set(g, await gatewayAddress(stack, g));
+    for (const r of c.routes) await routeSettled(stack, r);
+    if (c.attached) await attachedSettled(stack, c.attached);
+    for (const x of c.requests) {
+      const address = addresses.get(x.gateway ?? 'same-namespace');
+      if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
+      const why = await consecutive(
+        async () => {
+          const { reply, sent } = await request(address, x);
+          return judgeReply(x, reply, sent);
+        },
+        { deadlineMs: 60_000 },
+      );
+      if (why)
+        return `${x.method ?? 'GET'} ${x.host ?? ''}${x.path} ${JSON.stringify(x.headers ?? {})}: ${why}`;
+    }
+    if (c.weights) {
+      const address = addresses.get('same-namespace');
+      if (!address) return 'no address for Gateway same-namespace';
+      // as upstream: the route serves (eventually consistent) before the shares are sampled
+      const ready = await consecutive(
+        async () => {
+          const { reply } = await request(address, { path: '/' });
+          return reply.status === 200 ? undefined : `status ${reply.status}`;
+        },
+        { deadlineMs: 60_000 },
+      );
+      if (ready) return `GET /: ${ready}`;
+      return await weighted(address, c.weights);
+    }
+    return undefined;
+  } finally {
+    for (const o of objects) await stack.delete(pathOf(o)).catch(() => undefined);
+  }
+}
+
+/** Runs the Gateway API cases (all, or those named) against a fresh stack. */
+export async function runGatewaySuite(
+  names: readonly string[] | undefined,
+  progress: (c: GatewayCaseReport) => void = () => undefined,
+  log: (l: string) => void = () => undefined,
+): Promise<GatewaySuiteReport> {
+  const cases = names?.length ? GATEWAY_CASES.filter((c) => names.includes(c.name)) : GATEWAY_CASES;
+  const unknown = (names ?? []).filter((n) => !GATEWAY_CASES.some((c) => c.name === n));
+  if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);
+  const stack = await startStack(log);
+  const reports: GatewayCaseReport[] = [];
+  try {
+    for (const c of cases) {
+      const why = await runCase(stack, c).catch((e: unknown) =>
+        e instanceof Error ? e.message : String(e),
+      );
+      const r: GatewayCaseReport = {
+        name: c.name,
+        result: why === undefined ? 'passed' : 'failed',
+        reason: why ?? '',
+        profile: c.profile,
+        level: c.level,
+      };
+      reports.push(r);
+      progress(r);
+    }
+  } finally {
+    await stack.stop();
+  }
+  const count = (x: GatewayCaseReport['result']) => reports.filter((r) => r.result === x).length;
+  return {
+    suite: 'gateway-api',
+    passed: count('passed'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    cases: reports,
+  };
+}

@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter } from 'prom-client';
+import type { LeaderElectionRunnable } from '#events';
+import { gatewayModelOf, GATEWAY_WATCHED } from './lib/gateway/snapshot.js';
+import { gatewayStatusWrites } from './lib/gateway/status-writes.js';
+import { STATUS_WRITES } from './status.metrics.js';
+import { StatusTracker } from './status.tracker.js';
+import {
+  GATEWAY_STATUS_API,
+  GATEWAY_STATUS_SOURCE,
+  STATUS_OPTIONS,
+  type GatewayStatusSource,
+  type StatusModuleOptions,
+} from './status.tokens.js';
+import type { GatewayStatusApi } from './gateway-status-api.js';
+
+/**
+ * Leader-only: writes GatewayClass, Gateway and HTTPRoute/GRPCRoute status from the resolver's
+ * model of the current snapshot — the function the `gateway` template variable runs, over the
+ * same objects and extraContext — only where it differs from what the objects show. Passes run
+ * one at a time after every render outcome the tracker sees and every `resyncMs`.
+ */
+@Injectable()
+export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
+  private readonly logger = new Logger('GatewayStatus');
+  private off: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  private leading = false;
+
+  constructor(
+    @Inject(GATEWAY_STATUS_API) private readonly api: GatewayStatusApi,
+    @Inject(GATEWAY_STATUS_SOURCE) private readonly source: GatewayStatusSource,
+    @Inject(STATUS_OPTIONS) private readonly options: StatusModuleOptions,
+    private readonly tracker: StatusTracker,
+    @InjectMetric(STATUS_WRITES.name) private readonly writes: Counter<'kind' | 'result'>,
+  ) {}
+
+  needLeaderElection(): boolean {
+    return true;
+  }
+
+  startLeading(): void {
+    this.leading = true;
+    this.off = this.tracker.onChange(() => this.schedule());
+    this.timer = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
+    this.timer.unref();
+    this.schedule();
+  }
+
+  async stopLeading(deadline: AbortSignal): Promise<void> {
+    this.leading = false;
+    this.stop();
+    const aborted = new Promise<void>((resolve) =>
+      deadline.addEventListener('abort', () => resolve()),
+    );
+    await Promise.race([this.running, aborted]);
+  }
+
+  onModuleDestroy(): void {
+    this.stop();
+  }
+
+  /** Resolves when no pass runs or is due (tests). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private stop(): void {
+    this.off?.();
+    this.off = undefined;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (!this.leading) return;
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = this.pass()
+      .catch((e: unknown) => this.failed(e))
+      .finally(() => {
+        this.running = undefined;
+        if (this.dirty) {
+          this.dirty = false;
+          this.schedule();
+        }
+      });
+  }
+
+  private failed(e: unknown): void {
+    this.writes.inc({ kind: 'gateway', result: 'error' });
+    this.logger.warn(`writing Gateway API status failed: ${String(e)}`);
+  }
+
+  private async pass(): Promise<void> {
+    const snap = await this.source.snapshot();
+    if (!snap || !snap.watched.includes(GATEWAY_WATCHED.gatewayClasses)) return;
+    const model = gatewayModelOf(snap.list, snap.watched, snap.extra);
+    const read = (n: string) => (snap.watched.includes(n) ? snap.list(n) : []);
+    const w = GATEWAY_WATCHED;
+    const objects = {
+      gatewayClasses: read(w.gatewayClasses),
+      gateways: read(w.gateways),
+      httpRoutes: read(w.httpRoutes),
+      grpcRoutes: read(w.grpcRoutes),
+    };
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    for (const write of gatewayStatusWrites(model, objects, now)) {
+      if (!this.leading) return;
+      const what = `${write.kind} ${write.namespace ? `${write.namespace}/` : ''}${write.name}`;
+      try {
+        await this.api.patchStatus(write.kind, write.namespace, write.name, write.status);
+        this.writes.inc({ kind: 'gateway', result: 'ok' });
+      } catch (e) {
+        this.failed(new Error(`${what}: ${String(e)}`));
+      }
+    }
+  }
+}
