@@ -95,6 +95,7 @@ describe('every command example in the documentation runs', () => {
     };
     values = {
       'my-config.yaml': join(work, 'my-config.yaml'),
+      'config.yaml': join(work, 'my-config.yaml'),
       'ingress-library.yaml': join(work, 'ingress-library.yaml'),
       'my-manifests/': `${join(work, 'manifests')}/`,
       'manifests/': `${join(work, 'manifests')}/`,
