@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { waitFor } from '#stack';
 
 /** A `haptic` child process with its output kept (the last 64 KiB) for error messages. */
 export interface HapticChild {
@@ -58,26 +59,12 @@ export function spawnHaptic(
   };
 }
 
-/** Polls `check` every `intervalMs` until it returns a value; fails after `timeoutMs` with the last error. */
-export async function poll<T>(
+/** `waitFor` of the stack, polling every 10 ms by default: the bench's latencies are timed by it. */
+export function poll<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs: number,
   intervalMs = 10,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
-      );
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  return waitFor(what, check, timeoutMs, intervalMs);
 }
