@@ -5,6 +5,8 @@ import { generateCertificate, type KubeObject } from '#kube-sim';
 import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
 import { GATEWAY_CASES, type GatewayCase, type RouteCheck } from './cases.js';
 import { consecutive, judgeReply, judgeShares, type HttpExpectation } from './judge.js';
+import { GRPC_CASES, type GrpcCase } from './grpc-cases.js';
+import { grpcTraffic } from './grpc-run.js';
 
 /** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
 export const GATEWAY_PORT_OFFSET = 10_000;
@@ -19,7 +21,7 @@ export interface GatewayCaseReport {
   readonly name: string;
   readonly result: 'passed' | 'failed' | 'skipped';
   readonly reason: string;
-  readonly profile: GatewayCase['profile'];
+  readonly profile: GatewayCase['profile'] | GrpcCase['profile'];
   readonly level: GatewayCase['level'];
 }
 
@@ -59,21 +61,22 @@ function pathOf(o: KubeObject): string {
   return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
 }
 
-/** The base fixture's backends the HTTP cases use (the TLS/TCP backends need Secrets this runner does not create; no gRPC case runs yet). */
-const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
+/** The base fixture's backends the cases use (the TLS/TCP backends need Secrets this runner does not create). */
+const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend|grpc-infra-backend-v[123])$/;
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
-async function tlsSecret(): Promise<KubeObject> {
-  const tls = await generateCertificate({
-    dnsNames: ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
-  });
+async function tlsSecret(
+  name = 'tls-validity-checks-certificate',
+  dnsNames = ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
+): Promise<KubeObject> {
+  const tls = await generateCertificate({ dnsNames });
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'kubernetes.io/tls',
-    metadata: { namespace: INFRA, name: 'tls-validity-checks-certificate' },
+    metadata: { namespace: INFRA, name },
     data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
   };
 }
@@ -105,7 +108,9 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     },
     ...base.filter((o) => o.kind === 'Namespace'),
   ]);
-  await stack.apply([await tlsSecret(), ...base.filter((o) => o.kind !== 'Namespace')]);
+  // tls-checks-certificate: mounted by the grpc-infra-backend pods (upstream's suite creates it too)
+  const grpcSecret = await tlsSecret('tls-checks-certificate', ['abc.example.com']);
+  await stack.apply([await tlsSecret(), grpcSecret, ...base.filter((o) => o.kind !== 'Namespace')]);
   for (const d of base.filter((o) => o.kind === 'Deployment')) {
     const want = (d as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
     const ns = d.metadata.namespace ?? 'default';
@@ -256,7 +261,7 @@ async function weighted(
   return why;
 }
 
-async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined> {
+async function runCase(stack: Stack, c: GatewayCase | GrpcCase): Promise<string | undefined> {
   const objects = manifests(`tests/${c.file}`);
   await stack.apply(objects);
   try {
@@ -265,6 +270,7 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       addresses.set(g, await gatewayAddress(stack, g));
     for (const r of c.routes) await routeSettled(stack, r);
     if (c.attached) await attachedSettled(stack, c.attached);
+    if ('rpcs' in c) return await grpcTraffic({ addresses, port: 80 + GATEWAY_PORT_OFFSET }, c);
     for (const x of c.requests) {
       const address = addresses.get(x.gateway ?? 'same-namespace');
       if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
@@ -304,8 +310,9 @@ export async function runGatewaySuite(
   progress: (c: GatewayCaseReport) => void = () => undefined,
   log: (l: string) => void = () => undefined,
 ): Promise<GatewaySuiteReport> {
-  const cases = names?.length ? GATEWAY_CASES.filter((c) => names.includes(c.name)) : GATEWAY_CASES;
-  const unknown = (names ?? []).filter((n) => !GATEWAY_CASES.some((c) => c.name === n));
+  const all = [...GATEWAY_CASES, ...GRPC_CASES];
+  const cases = names?.length ? all.filter((c) => names.includes(c.name)) : all;
+  const unknown = (names ?? []).filter((n) => !all.some((c) => c.name === n));
   if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);
   const stack = await startStack(log);
   const reports: GatewayCaseReport[] = [];

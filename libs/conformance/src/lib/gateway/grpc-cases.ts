@@ -1,0 +1,96 @@
+import type { GatewayCase } from './cases.js';
+import { GRPC_UNIMPLEMENTED, type GrpcExpectation } from './grpc-judge.js';
+
+const INFRA = 'gateway-conformance-infra';
+
+/** One upstream GRPCRoute test as data: the HTTP case's shape with RPCs in place of requests. */
+export interface GrpcCase extends Omit<GatewayCase, 'requests' | 'weights' | 'profile'> {
+  readonly profile: 'GATEWAY-GRPC';
+  readonly rpcs: readonly GrpcExpectation[];
+  /** Weighted: backend → weight, judged over 500 `Echo` calls as upstream does. */
+  readonly weights?: Readonly<Record<string, number>>;
+}
+
+const v = (n: number, extra: Partial<GrpcExpectation> = {}): GrpcExpectation => ({
+  method: 'Echo',
+  backend: `grpc-infra-backend-v${n}`,
+  namespace: INFRA,
+  ...extra,
+});
+const unimplemented = (extra: Partial<GrpcExpectation> = {}): GrpcExpectation => ({
+  method: 'Echo',
+  code: GRPC_UNIMPLEMENTED,
+  ...extra,
+});
+const md = (metadata: Record<string, string>) => ({ metadata });
+const HOSTNAMES = 'grpcroute-listener-hostname-matching';
+
+/** The GATEWAY-GRPC core tests of EXPECTATIONS.md §3, restated from the upstream Go tests. */
+export const GRPC_CASES: readonly GrpcCase[] = [
+  {
+    name: 'GRPCExactMethodMatching',
+    file: 'grpcroute-exact-method-matching.yaml',
+    profile: 'GATEWAY-GRPC',
+    level: 'core',
+    routes: [{ kind: 'GRPCRoute', name: 'exact-matching' }],
+    rpcs: [v(1), v(2, { method: 'EchoTwo' }), unimplemented({ method: 'EchoThree' })],
+  },
+  {
+    name: 'GRPCRouteHeaderMatching',
+    file: 'grpcroute-header-matching.yaml',
+    profile: 'GATEWAY-GRPC',
+    level: 'core',
+    routes: [{ kind: 'GRPCRoute', name: 'grpc-header-matching' }],
+    rpcs: [
+      v(1, md({ Version: 'one' })),
+      v(2, md({ Version: 'two' })),
+      v(1, md({ Version: 'two', Color: 'orange' })),
+      v(2, md({ Version: 'two', Color: 'blue' })),
+      unimplemented(md({ Color: 'orange' })),
+      unimplemented(md({ 'Some-Other-Header': 'one' })),
+      v(1, md({ Color: 'blue' })),
+      v(1, md({ Color: 'green' })),
+      v(2, md({ Color: 'red' })),
+      v(2, md({ Color: 'yellow' })),
+      unimplemented(md({ Color: 'purple' })),
+    ],
+  },
+  {
+    name: 'GRPCRouteListenerHostnameMatching',
+    file: 'grpcroute-listener-hostname-matching.yaml',
+    profile: 'GATEWAY-GRPC',
+    level: 'core',
+    gateways: [HOSTNAMES],
+    routes: ['backend-v1', 'backend-v2', 'backend-v3'].map((name) => ({
+      kind: 'GRPCRoute' as const,
+      name,
+    })),
+    rpcs: [
+      ...(
+        [
+          ['bar.com', 1],
+          ['foo.bar.com', 2],
+          ['baz.bar.com', 3],
+          ['boo.bar.com', 3],
+          ['multiple.prefixes.bar.com', 3],
+          ['multiple.prefixes.foo.com', 3],
+        ] as const
+      ).map(([authority, n]) => v(n, { authority, gateway: HOSTNAMES })),
+      unimplemented({ authority: 'foo.com', gateway: HOSTNAMES }),
+      unimplemented({ authority: 'no.matching.host', gateway: HOSTNAMES }),
+    ],
+  },
+  {
+    name: 'GRPCRouteWeight',
+    file: 'grpcroute-weight.yaml',
+    profile: 'GATEWAY-GRPC',
+    level: 'core',
+    routes: [{ kind: 'GRPCRoute', name: 'weighted-backends' }],
+    rpcs: [{ method: 'Echo', backend: '', namespace: INFRA }],
+    weights: {
+      'grpc-infra-backend-v1': 70,
+      'grpc-infra-backend-v2': 30,
+      'grpc-infra-backend-v3': 0,
+    },
+  },
+];
