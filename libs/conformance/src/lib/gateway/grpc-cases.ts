@@ -24,6 +24,8 @@ const unimplemented = (extra: Partial<GrpcExpectation> = {}): GrpcExpectation =>
 });
 const md = (metadata: Record<string, string>) => ({ metadata });
 const HOSTNAMES = 'grpcroute-listener-hostname-matching';
+/** The `:authority` upstream's header-modifier test sends (the service name). */
+const GRPC_AUTHORITY = 'gateway_api_conformance.echo_basic.grpcecho.GrpcEcho';
 
 /** The GATEWAY-GRPC core tests of EXPECTATIONS.md §3, restated from the upstream Go tests. */
 export const GRPC_CASES: readonly GrpcCase[] = [
@@ -92,5 +94,35 @@ export const GRPC_CASES: readonly GrpcCase[] = [
       'grpc-infra-backend-v2': 30,
       'grpc-infra-backend-v3': 0,
     },
+  },
+  // Extended. Upstream judges these by status, method, pod and namespace only: it does not compare
+  // the echoed metadata (its header-modifier manifest repeats one match in three rules, so only
+  // the first rule's filter can apply), and so neither does this runner.
+  {
+    name: 'GRPCRouteRequestHeaderModifier',
+    file: 'grpcroute-request-header-modifier.yaml',
+    profile: 'GATEWAY-GRPC',
+    level: 'extended',
+    routes: [{ kind: 'GRPCRoute', name: 'grpc-request-header-modifier' }],
+    rpcs: [
+      v(1, {
+        authority: GRPC_AUTHORITY,
+        ...md({ 'Some-Other-Header': 'this-header-should-be-set' }),
+      }),
+      v(1, { authority: GRPC_AUTHORITY, ...md({ 'X-Header-Remove': 'this-should-be-removed' }) }),
+      v(2, {
+        method: 'EchoTwo',
+        authority: GRPC_AUTHORITY,
+        ...md({ 'X-Header-Set-2': 'set-header-2', 'X-Header-Remove-2': 'should-be-removed-2' }),
+      }),
+    ],
+  },
+  {
+    name: 'GRPCRouteNamedRule',
+    file: 'grpcroute-named-rule.yaml',
+    profile: 'GATEWAY-GRPC',
+    level: 'extended',
+    routes: [{ kind: 'GRPCRoute', name: 'grpc-named-rules' }],
+    rpcs: [v(1), v(2, { method: 'EchoTwo' })],
   },
 ];
