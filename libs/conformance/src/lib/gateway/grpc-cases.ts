@@ -3,12 +3,14 @@ import { GRPC_UNIMPLEMENTED, type GrpcExpectation } from './grpc-judge.js';
 
 const INFRA = 'gateway-conformance-infra';
 
-/** One upstream GRPCRoute test as data: the HTTP case's shape with RPCs in place of requests. */
-export interface GrpcCase extends Omit<GatewayCase, 'requests' | 'weights' | 'profile'> {
+/**
+ * One upstream GRPCRoute test as data: a Gateway case (its status checks apply as they are) whose
+ * traffic is RPCs, not HTTP requests; `weights` are judged over 500 `Echo` calls.
+ */
+export interface GrpcCase extends GatewayCase {
   readonly profile: 'GATEWAY-GRPC';
+  readonly requests: readonly [];
   readonly rpcs: readonly GrpcExpectation[];
-  /** Weighted: backend → weight, judged over 500 `Echo` calls as upstream does. */
-  readonly weights?: Readonly<Record<string, number>>;
 }
 
 const v = (n: number, extra: Partial<GrpcExpectation> = {}): GrpcExpectation => ({
@@ -34,6 +36,7 @@ export const GRPC_CASES: readonly GrpcCase[] = [
     file: 'grpcroute-exact-method-matching.yaml',
     profile: 'GATEWAY-GRPC',
     level: 'core',
+    requests: [],
     routes: [{ kind: 'GRPCRoute', name: 'exact-matching' }],
     rpcs: [v(1), v(2, { method: 'EchoTwo' }), unimplemented({ method: 'EchoThree' })],
   },
@@ -42,6 +45,7 @@ export const GRPC_CASES: readonly GrpcCase[] = [
     file: 'grpcroute-header-matching.yaml',
     profile: 'GATEWAY-GRPC',
     level: 'core',
+    requests: [],
     routes: [{ kind: 'GRPCRoute', name: 'grpc-header-matching' }],
     rpcs: [
       v(1, md({ Version: 'one' })),
@@ -62,6 +66,7 @@ export const GRPC_CASES: readonly GrpcCase[] = [
     file: 'grpcroute-listener-hostname-matching.yaml',
     profile: 'GATEWAY-GRPC',
     level: 'core',
+    requests: [],
     gateways: [HOSTNAMES],
     routes: ['backend-v1', 'backend-v2', 'backend-v3'].map((name) => ({
       kind: 'GRPCRoute' as const,
@@ -87,6 +92,7 @@ export const GRPC_CASES: readonly GrpcCase[] = [
     file: 'grpcroute-weight.yaml',
     profile: 'GATEWAY-GRPC',
     level: 'core',
+    requests: [],
     routes: [{ kind: 'GRPCRoute', name: 'weighted-backends' }],
     rpcs: [{ method: 'Echo', backend: '', namespace: INFRA }],
     weights: {
@@ -103,6 +109,7 @@ export const GRPC_CASES: readonly GrpcCase[] = [
     file: 'grpcroute-request-header-modifier.yaml',
     profile: 'GATEWAY-GRPC',
     level: 'extended',
+    requests: [],
     routes: [{ kind: 'GRPCRoute', name: 'grpc-request-header-modifier' }],
     rpcs: [
       v(1, {
@@ -122,6 +129,7 @@ export const GRPC_CASES: readonly GrpcCase[] = [
     file: 'grpcroute-named-rule.yaml',
     profile: 'GATEWAY-GRPC',
     level: 'extended',
+    requests: [],
     routes: [{ kind: 'GRPCRoute', name: 'grpc-named-rules' }],
     rpcs: [v(1), v(2, { method: 'EchoTwo' })],
   },

@@ -1,7 +1,30 @@
+import { generateCertificate, type KubeObject } from '#kube-sim';
+import type { GatewayCase } from './cases.js';
 import { consecutive, judgeShares } from './judge.js';
 import type { GrpcCase } from './grpc-cases.js';
 import { GrpcEchoClient } from './grpc-client.js';
 import { judgeRpc, type GrpcExpectation } from './grpc-judge.js';
+
+/** Is this case a GRPCRoute case (RPCs rather than HTTP requests)? */
+export const isGrpcCase = (c: GatewayCase): c is GrpcCase => 'rpcs' in c;
+
+/**
+ * The Secret the base fixture's grpc-infra-backend pods mount (their TLS listener), self-signed
+ * for the names upstream's suite gives it; without it the pods cannot start.
+ */
+export async function grpcSuiteSecrets(): Promise<KubeObject[]> {
+  const tls = await generateCertificate({ dnsNames: ['abc.example.com', 'other.example.com'] });
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { namespace: 'gateway-conformance-infra', name: 'tls-checks-certificate' },
+      data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
+    },
+  ];
+}
 
 /** Where a case's calls go: each Gateway's address and the (offset) HTTP listener port. */
 export interface GrpcTargets {

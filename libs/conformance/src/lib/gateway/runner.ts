@@ -5,8 +5,8 @@ import { generateCertificate, type KubeObject } from '#kube-sim';
 import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
 import { GATEWAY_CASES, type GatewayCase, type RouteCheck } from './cases.js';
 import { consecutive, judgeReply, judgeShares, type HttpExpectation } from './judge.js';
-import { GRPC_CASES, type GrpcCase } from './grpc-cases.js';
-import { grpcTraffic } from './grpc-run.js';
+import { GRPC_CASES } from './grpc-cases.js';
+import { grpcSuiteSecrets, grpcTraffic, isGrpcCase } from './grpc-run.js';
 
 /** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
 export const GATEWAY_PORT_OFFSET = 10_000;
@@ -21,7 +21,7 @@ export interface GatewayCaseReport {
   readonly name: string;
   readonly result: 'passed' | 'failed' | 'skipped';
   readonly reason: string;
-  readonly profile: GatewayCase['profile'] | GrpcCase['profile'];
+  readonly profile: GatewayCase['profile'];
   readonly level: GatewayCase['level'];
 }
 
@@ -66,17 +66,16 @@ const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend|grpc-infr
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
-async function tlsSecret(
-  name = 'tls-validity-checks-certificate',
-  dnsNames = ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
-): Promise<KubeObject> {
-  const tls = await generateCertificate({ dnsNames });
+async function tlsSecret(): Promise<KubeObject> {
+  const tls = await generateCertificate({
+    dnsNames: ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
+  });
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'kubernetes.io/tls',
-    metadata: { namespace: INFRA, name },
+    metadata: { namespace: INFRA, name: 'tls-validity-checks-certificate' },
     data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
   };
 }
@@ -98,7 +97,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     kubeSimManifests: CRDS.map((c) => join(DIR(), 'crds', `gateway.networking.k8s.io_${c}.yaml`)),
     log,
   });
-  const base = manifests('base/manifests.yaml').filter(isUsed);
+  const base = [...(await grpcSuiteSecrets()), ...manifests('base/manifests.yaml').filter(isUsed)];
   await stack.apply([
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -108,9 +107,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     },
     ...base.filter((o) => o.kind === 'Namespace'),
   ]);
-  // tls-checks-certificate: mounted by the grpc-infra-backend pods (upstream's suite creates it too)
-  const grpcSecret = await tlsSecret('tls-checks-certificate', ['abc.example.com']);
-  await stack.apply([await tlsSecret(), grpcSecret, ...base.filter((o) => o.kind !== 'Namespace')]);
+  await stack.apply([await tlsSecret(), ...base.filter((o) => o.kind !== 'Namespace')]);
   for (const d of base.filter((o) => o.kind === 'Deployment')) {
     const want = (d as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
     const ns = d.metadata.namespace ?? 'default';
@@ -261,7 +258,7 @@ async function weighted(
   return why;
 }
 
-async function runCase(stack: Stack, c: GatewayCase | GrpcCase): Promise<string | undefined> {
+async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined> {
   const objects = manifests(`tests/${c.file}`);
   await stack.apply(objects);
   try {
@@ -270,7 +267,7 @@ async function runCase(stack: Stack, c: GatewayCase | GrpcCase): Promise<string 
       addresses.set(g, await gatewayAddress(stack, g));
     for (const r of c.routes) await routeSettled(stack, r);
     if (c.attached) await attachedSettled(stack, c.attached);
-    if ('rpcs' in c) return await grpcTraffic({ addresses, port: 80 + GATEWAY_PORT_OFFSET }, c);
+    if (isGrpcCase(c)) return await grpcTraffic({ addresses, port: 80 + GATEWAY_PORT_OFFSET }, c);
     for (const x of c.requests) {
       const address = addresses.get(x.gateway ?? 'same-namespace');
       if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
