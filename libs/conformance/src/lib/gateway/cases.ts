@@ -1,4 +1,6 @@
+import type { Stack } from '#stack';
 import type { HttpExpectation } from './judge.js';
+import type { ConditionExpectation, ListenerExpectation } from './status-checks.js';
 
 const INFRA = 'gateway-conformance-infra';
 const WEB = 'gateway-conformance-web-backend';
@@ -27,6 +29,25 @@ export interface GatewayCase {
   readonly requests: readonly HttpExpectation[];
   /** Weighted: backend → weight, judged over `weightedRequests` answers to GET /. */
   readonly weights?: Readonly<Record<string, number>>;
+  /** Listener status per Gateway (infra namespace), as upstream's GatewayStatusMustHaveListeners. */
+  readonly listeners?: Readonly<Record<string, readonly ListenerExpectation[]>>;
+  /** Gateway conditions per Gateway (infra namespace), as upstream's GatewayMustHaveCondition. */
+  readonly gatewayConditions?: Readonly<Record<string, readonly ConditionExpectation[]>>;
+  /** One condition on a route's parent entry for a Gateway, as upstream's HTTPRouteMustHaveCondition. */
+  readonly routeConditions?: readonly {
+    readonly route: string;
+    readonly gateway: string;
+    readonly condition: ConditionExpectation;
+  }[];
+  /** The test's later steps (mutations and what must follow them), run after the checks above. */
+  readonly script?: (t: CaseTools) => Promise<string | undefined>;
+}
+
+/** What a case's script may use: the stack, and an expectation judged as the requests are. */
+export interface CaseTools {
+  readonly stack: Stack;
+  /** Why the expectation did not hold three times in a row in time (its Gateway default same-namespace). */
+  readonly expect: (x: HttpExpectation) => Promise<string | undefined>;
 }
 
 const v = (n: number, path: string, extra: Partial<HttpExpectation> = {}): HttpExpectation => ({

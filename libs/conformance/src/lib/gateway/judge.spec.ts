@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '#stack';
-import { consecutive, judgeReply, judgeShares } from './judge.js';
+import {
+  consecutive,
+  goHostnameMatches,
+  goServerIdentity,
+  judgeReply,
+  judgeShares,
+} from './judge.js';
 
 const sent = { scheme: 'http' as const, host: 'example.com', port: 10080, path: '/p' };
 const echo = (pod: string, headers: Record<string, string[]> = {}, status = 200): Reply => ({
@@ -67,5 +73,24 @@ describe('the Gateway API runner judges as upstream does', () => {
     expect(judgeShares({ v1: 380, v2: 120 }, w)).toMatch(/v1: 76\.0 %/); // off by 6
     expect(judgeShares({ v1: 350, v2: 140, v3: 10 }, w)).toBeUndefined();
     expect(judgeShares({ v1: 350, v2: 150, x: 1 }, w)).toMatch(/unexpected/);
+  });
+});
+
+describe('the runner checks TLS names as the upstream (Go) client does', () => {
+  it('a wildcard covers exactly one leftmost label', () => {
+    expect(goHostnameMatches('*.org', 'unknown-example.org')).toBe(true);
+    expect(goHostnameMatches('*.wildcard.org', 'a.wildcard.org')).toBe(true);
+    expect(goHostnameMatches('*.wildcard.org', 'a.b.wildcard.org')).toBe(false);
+    expect(goHostnameMatches('*.org', 'org')).toBe(false);
+    expect(goHostnameMatches('*', 'example')).toBe(false);
+    expect(goHostnameMatches('Example.ORG', 'example.org.')).toBe(true);
+    expect(goHostnameMatches('example.org', 'second-example.org')).toBe(false);
+  });
+  it('fails a certificate whose DNS names do not cover the host', () => {
+    const cert = { subjectaltname: 'DNS:example.org, DNS:*.wildcard.org, IP Address:127.0.0.1' };
+    expect(goServerIdentity('example.org', cert)).toBeUndefined();
+    expect(goServerIdentity('x.wildcard.org', cert)).toBeUndefined();
+    expect(goServerIdentity('other.org', cert)?.message).toMatch(/do not cover other.org/);
+    expect(goServerIdentity('127.0.0.1', cert)).toBeInstanceOf(Error);
   });
 });

@@ -145,3 +145,29 @@ export function judgeShares(
   const unknown = Object.keys(counts).filter((n) => !(n in weights) && (counts[n] ?? 0) > 0);
   return unknown.length > 0 ? `answered by unexpected backends ${unknown.join(', ')}` : undefined;
 }
+
+/**
+ * Go's x509 host name rule, which the upstream suite's TLS client applies: a `*` matches exactly
+ * one whole leftmost label (so `*.org` covers `unknown-example.org`, which Node's check refuses),
+ * labels compare case-insensitively, a trailing dot is ignored.
+ */
+export function goHostnameMatches(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase().replace(/\.$/, '').split('.');
+  const h = host.toLowerCase().replace(/\.$/, '').split('.');
+  if (p.length !== h.length || h.some((l) => l === '')) return false;
+  return p.every((label, i) => label === h[i] || (i === 0 && label === '*' && p.length > 1));
+}
+
+/** The server-name check for a TLS client with Go's rule over the certificate's DNS names. */
+export function goServerIdentity(
+  host: string,
+  cert: { readonly subjectaltname?: string },
+): Error | undefined {
+  const names = (cert.subjectaltname ?? '')
+    .split(', ')
+    .filter((n) => n.startsWith('DNS:'))
+    .map((n) => n.slice(4));
+  return names.some((n) => goHostnameMatches(n, host))
+    ? undefined
+    : new Error(`certificate names ${names.join(', ')} do not cover ${host}`);
+}

@@ -3,8 +3,17 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { generateCertificate, type KubeObject } from '#kube-sim';
 import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
-import { GATEWAY_CASES, type GatewayCase, type RouteCheck } from './cases.js';
-import { consecutive, judgeReply, judgeShares, type HttpExpectation } from './judge.js';
+import { GATEWAY_CASES, type CaseTools, type GatewayCase, type RouteCheck } from './cases.js';
+import { GATEWAY_CORE_CASES } from './gateway-core-cases.js';
+import { HTTP_CORE_CASES } from './http-core-cases.js';
+import { gatewayCondition, gatewayListeners, routeCondition } from './status-checks.js';
+import {
+  consecutive,
+  goServerIdentity,
+  judgeReply,
+  judgeShares,
+  type HttpExpectation,
+} from './judge.js';
 
 /** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
 export const GATEWAY_PORT_OFFSET = 10_000;
@@ -33,10 +42,9 @@ export interface GatewaySuiteReport {
 
 /** The objects of one upstream manifest file, with the GatewayClass placeholder filled in. */
 export function manifests(file: string): KubeObject[] {
-  const text = readFileSync(join(DIR(), file), 'utf8').replaceAll(
-    '{GATEWAY_CLASS_NAME}',
-    GATEWAY_CLASS,
-  );
+  const text = readFileSync(join(DIR(), file), 'utf8')
+    .replaceAll('{GATEWAY_CLASS_NAME}', GATEWAY_CLASS)
+    .replaceAll('{GATEWAY_CONTROLLER_NAME}', CONTROLLER);
   return parseAllDocuments(text)
     .map((d) => d.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null && typeof o.kind === 'string');
@@ -51,11 +59,13 @@ const PLURAL: Record<string, string> = {
   Secret: 'secrets',
   Deployment: 'deployments',
   EndpointSlice: 'endpointslices',
+  GatewayClass: 'gatewayclasses',
 };
 
 function pathOf(o: KubeObject): string {
   const plural = PLURAL[o.kind] ?? `${o.kind.toLowerCase()}s`;
   const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
+  if (o.kind === 'GatewayClass') return `${base}/${plural}/${o.metadata.name}`;
   return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
 }
 
@@ -64,19 +74,34 @@ const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
-async function tlsSecret(): Promise<KubeObject> {
-  const tls = await generateCertificate({
-    dnsNames: ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
-  });
+/** A self-signed kubernetes.io/tls Secret, as the upstream suite generates them at start. */
+async function tlsSecret(
+  namespace: string,
+  name: string,
+  dnsNames: readonly string[],
+): Promise<KubeObject> {
+  const tls = await generateCertificate({ dnsNames: [...dnsNames] });
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'kubernetes.io/tls',
-    metadata: { namespace: INFRA, name: 'tls-validity-checks-certificate' },
+    metadata: { namespace, name },
     data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
   };
 }
+
+const SECRETS = () =>
+  Promise.all([
+    tlsSecret(INFRA, 'tls-validity-checks-certificate', [
+      '*',
+      '*.org',
+      '*.wildcard.org',
+      'example.org',
+      'second-example.org',
+    ]),
+    tlsSecret('gateway-conformance-web-backend', 'certificate', ['*']),
+  ]);
 
 /** The stack with the Gateway API library, its CRDs and the upstream base fixture, pods ready. */
 async function startStack(log: (l: string) => void): Promise<Stack> {
@@ -105,7 +130,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     },
     ...base.filter((o) => o.kind === 'Namespace'),
   ]);
-  await stack.apply([await tlsSecret(), ...base.filter((o) => o.kind !== 'Namespace')]);
+  await stack.apply([...(await SECRETS()), ...base.filter((o) => o.kind !== 'Namespace')]);
   for (const d of base.filter((o) => o.kind === 'Deployment')) {
     const want = (d as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
     const ns = d.metadata.namespace ?? 'default';
@@ -133,7 +158,7 @@ interface GatewayObject {
   status?: {
     addresses?: { value: string }[];
     conditions?: Condition[];
-    listeners?: { name: string; attachedRoutes: number }[];
+    listeners?: { name: string; attachedRoutes: number; conditions?: Condition[] }[];
   };
 }
 interface RouteObject {
@@ -143,16 +168,23 @@ interface RouteObject {
 
 const cond = (list: Condition[] | undefined, type: string) => list?.find((c) => c.type === type);
 
-/** The Gateway's address once it is Programmed. */
+const LISTENER_READY = ['Accepted', 'ResolvedRefs', 'Programmed'];
+
+/** The Gateway's address once it is Programmed and (as upstream asks) every listener is Accepted, ResolvedRefs and Programmed. */
 async function gatewayAddress(stack: Stack, name: string): Promise<string> {
   return waitFor(
-    `Gateway ${name} to be Programmed with an address`,
+    `Gateway ${name} to be Programmed with an address, its listeners ready`,
     async () => {
       const g = await stack.get<GatewayObject>(
         `/apis/gateway.networking.k8s.io/v1/namespaces/${INFRA}/gateways/${name}`,
       );
       const p = cond(g?.status?.conditions, 'Programmed');
-      return p?.status === 'True' && p.observedGeneration === g?.metadata.generation
+      const listenersReady = (g?.status?.listeners ?? []).every((l) =>
+        LISTENER_READY.every((t) => cond(l.conditions, t)?.status === 'True'),
+      );
+      return p?.status === 'True' &&
+        p.observedGeneration === g?.metadata.generation &&
+        listenersReady
         ? g?.status?.addresses?.[0]?.value
         : undefined;
     },
@@ -214,7 +246,17 @@ async function attachedSettled(
   }
 }
 
-async function request(address: string, x: HttpExpectation) {
+/** As upstream: HTTPS requests trust the server certificate read from its Secret. */
+async function serverCertificate(stack: Stack): Promise<string> {
+  const s = await stack.get<{ data?: Record<string, string> }>(
+    `/api/v1/namespaces/${INFRA}/secrets/tls-validity-checks-certificate`,
+  );
+  const crt = s?.data?.['tls.crt'];
+  if (!crt) throw new Error('Secret tls-validity-checks-certificate has no tls.crt');
+  return Buffer.from(crt, 'base64').toString('utf8');
+}
+
+async function request(address: string, x: HttpExpectation, ca?: string) {
   const port = (x.https ? 443 : 80) + GATEWAY_PORT_OFFSET;
   const host = x.host ?? address;
   const reply = await send({
@@ -224,6 +266,7 @@ async function request(address: string, x: HttpExpectation) {
     path: x.path,
     method: x.method ?? 'GET',
     headers: { 'user-agent': 'Go-http-client/1.1', ...x.headers },
+    ...(x.https && ca ? { tls: { ca, checkServerIdentity: goServerIdentity } } : {}),
   });
   return {
     reply,
@@ -234,6 +277,45 @@ async function request(address: string, x: HttpExpectation) {
       path: x.path.split('?')[0] ?? '/',
     },
   };
+}
+
+/** The status checks a case names beyond its routes: listeners, Gateway conditions, route conditions. */
+async function statusChecks(stack: Stack, c: GatewayCase): Promise<string | undefined> {
+  for (const [gw, want] of Object.entries(c.listeners ?? {})) {
+    const why = await gatewayListeners(stack, gw, want);
+    if (why) return why;
+  }
+  for (const [gw, wants] of Object.entries(c.gatewayConditions ?? {}))
+    for (const want of wants) {
+      const why = await gatewayCondition(stack, gw, want);
+      if (why) return why;
+    }
+  for (const r of c.routeConditions ?? []) {
+    const why = await routeCondition(stack, r.route, r.gateway, r.condition);
+    if (why) return why;
+  }
+  return undefined;
+}
+
+/** Requests judged upstream's way (three in a row within the deadline) against the case's Gateways. */
+function caseTools(stack: Stack, addresses: ReadonlyMap<string, string>): CaseTools {
+  const expect = async (x: HttpExpectation) => {
+    const address = addresses.get(x.gateway ?? 'same-namespace');
+    if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
+    const ca = x.https ? await serverCertificate(stack) : undefined;
+    const why = await consecutive(
+      async () => {
+        const { reply, sent } = await request(address, x, ca);
+        return judgeReply(x, reply, sent);
+      },
+      { deadlineMs: 60_000 },
+    );
+    const scheme = x.https ? 'https://' : '';
+    return why
+      ? `${x.method ?? 'GET'} ${scheme}${x.host ?? ''}${x.path} ${JSON.stringify(x.headers ?? {})}: ${why}`
+      : undefined;
+  };
+  return { stack, expect };
 }
 
 async function weighted(
@@ -265,18 +347,12 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       addresses.set(g, await gatewayAddress(stack, g));
     for (const r of c.routes) await routeSettled(stack, r);
     if (c.attached) await attachedSettled(stack, c.attached);
+    const status = await statusChecks(stack, c);
+    if (status) return status;
+    const tools = caseTools(stack, addresses);
     for (const x of c.requests) {
-      const address = addresses.get(x.gateway ?? 'same-namespace');
-      if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
-      const why = await consecutive(
-        async () => {
-          const { reply, sent } = await request(address, x);
-          return judgeReply(x, reply, sent);
-        },
-        { deadlineMs: 60_000 },
-      );
-      if (why)
-        return `${x.method ?? 'GET'} ${x.host ?? ''}${x.path} ${JSON.stringify(x.headers ?? {})}: ${why}`;
+      const why = await tools.expect(x);
+      if (why) return why;
     }
     if (c.weights) {
       const address = addresses.get('same-namespace');
@@ -292,7 +368,7 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       if (ready) return `GET /: ${ready}`;
       return await weighted(address, c.weights);
     }
-    return undefined;
+    return c.script ? await c.script(tools) : undefined;
   } finally {
     for (const o of objects) await stack.delete(pathOf(o)).catch(() => undefined);
   }
@@ -304,8 +380,9 @@ export async function runGatewaySuite(
   progress: (c: GatewayCaseReport) => void = () => undefined,
   log: (l: string) => void = () => undefined,
 ): Promise<GatewaySuiteReport> {
-  const cases = names?.length ? GATEWAY_CASES.filter((c) => names.includes(c.name)) : GATEWAY_CASES;
-  const unknown = (names ?? []).filter((n) => !GATEWAY_CASES.some((c) => c.name === n));
+  const all = [...GATEWAY_CASES, ...HTTP_CORE_CASES, ...GATEWAY_CORE_CASES];
+  const cases = names?.length ? all.filter((c) => names.includes(c.name)) : all;
+  const unknown = (names ?? []).filter((n) => !all.some((c) => c.name === n));
   if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);
   const stack = await startStack(log);
   const reports: GatewayCaseReport[] = [];
