@@ -9,11 +9,24 @@ import {
 } from './judge.js';
 
 const sent = { scheme: 'http' as const, host: 'example.com', port: 10080, path: '/p' };
-const echo = (pod: string, headers: Record<string, string[]> = {}, status = 200): Reply => ({
+const echo = (
+  pod: string,
+  headers: Record<string, string[]> = {},
+  status = 200,
+  seen: Record<string, string> = {},
+): Reply => ({
   status,
   httpVersion: '1.1',
   headers: {},
-  body: JSON.stringify({ pod, namespace: 'gateway-conformance-infra', headers }),
+  body: JSON.stringify({
+    pod,
+    namespace: 'gateway-conformance-infra',
+    headers,
+    path: '/',
+    method: 'GET',
+    host: 'example.com',
+    ...seen,
+  }),
 });
 
 describe('the Gateway API runner judges as upstream does', () => {
@@ -36,6 +49,18 @@ describe('the Gateway API runner judges as upstream does', () => {
         sent,
       ),
     ).toMatch(/expected it absent/);
+  });
+
+  it("fails when the backend saw another path, method or host, or not the request's headers", () => {
+    const x = { path: '/', backend: 'infra-backend-v1' };
+    const v1 = 'infra-backend-v1-a';
+    expect(judgeReply(x, echo(v1, {}, 200, { path: '/other' }), sent)).toMatch(/path \/other/);
+    expect(judgeReply(x, echo(v1, {}, 200, { method: 'POST' }), sent)).toMatch(/method POST/);
+    expect(judgeReply({ ...x, host: 'example.com' }, echo(v1), sent)).toBeUndefined();
+    expect(judgeReply({ ...x, host: 'a.com' }, echo(v1), sent)).toMatch(/host example.com/);
+    const h = { ...x, headers: { Version: 'one' } };
+    expect(judgeReply(h, echo(v1, { Version: ['one'] }), sent)).toBeUndefined();
+    expect(judgeReply(h, echo(v1), sent)).toMatch(/Version: \(none\)/);
   });
 
   it('fails a redirect to the wrong port', () => {

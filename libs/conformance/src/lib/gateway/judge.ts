@@ -14,7 +14,7 @@ export interface HttpExpectation {
   readonly backend?: string;
   /** Default gateway-conformance-infra. */
   readonly namespace?: string;
-  /** Headers the backend must have seen (names case-insensitive; values joined with `,`). */
+  /** Headers the backend must have seen (names case-insensitive; values joined with `,`); default the request's own `headers`, as upstream. */
   readonly seen?: Readonly<Record<string, string>>;
   /** Headers the backend must not have seen. */
   readonly absent?: readonly string[];
@@ -28,6 +28,9 @@ export interface HttpExpectation {
 }
 
 interface Echoed {
+  readonly host?: string;
+  readonly path?: string;
+  readonly method?: string;
   readonly pod?: string;
   readonly namespace?: string;
   readonly headers?: Readonly<Record<string, readonly string[]>>;
@@ -85,18 +88,33 @@ export function judgeReply(x: HttpExpectation, reply: Reply, sent: Sent): string
   const status = x.status ?? 200;
   if (reply.status !== status) return `status ${reply.status}, expected ${status}`;
   if (status >= 300 && status < 400) return judgeRedirect(x, reply, sent);
-  if (status < 200 || status >= 300 || !x.backend) return undefined;
+  if (status !== 200 && status !== 204) return undefined;
   const e = echoed(reply.body);
   if (!e) return 'the answer is not an echo (JSON) body';
-  if (!e.pod?.startsWith(x.backend)) return `served by pod ${e.pod ?? '?'}, expected ${x.backend}`;
+  return judgeEchoed(x, e);
+}
+
+/**
+ * Upstream's check of the request the backend saw (on 200/204): host (when the request named
+ * one), path, method, namespace, headers (`seen`, else the request's own), absent headers, and
+ * the serving pod's name prefix.
+ */
+function judgeEchoed(x: HttpExpectation, e: Echoed): string | undefined {
+  if (x.host !== undefined && e.host !== x.host)
+    return `backend saw host ${e.host ?? '?'}, expected ${x.host}`;
+  if (e.path !== x.path) return `backend saw path ${e.path ?? '?'}, expected ${x.path}`;
+  const method = x.method ?? 'GET';
+  if (e.method !== method) return `backend saw method ${e.method ?? '?'}, expected ${method}`;
   const ns = x.namespace ?? 'gateway-conformance-infra';
   if (e.namespace !== ns) return `served from namespace ${e.namespace ?? '?'}, expected ${ns}`;
   const seen = seenHeaders(e);
-  for (const [k, v] of Object.entries(x.seen ?? {}))
+  for (const [k, v] of Object.entries(x.seen ?? x.headers ?? {}))
     if (seen.get(k.toLowerCase()) !== v)
       return `backend saw ${k}: ${seen.get(k.toLowerCase()) ?? '(none)'}, expected ${v}`;
   for (const k of x.absent ?? [])
     if (seen.has(k.toLowerCase())) return `backend saw ${k}, expected it absent`;
+  const backend = x.backend ?? '';
+  if (!e.pod?.startsWith(backend)) return `served by pod ${e.pod ?? '?'}, expected ${backend}`;
   return undefined;
 }
 

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { generateCertificate, type KubeObject } from '#kube-sim';
+import type { KubeObject } from '#kube-sim';
 import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
 import { GATEWAY_CASES, type CaseTools, type GatewayCase, type RouteCheck } from './cases.js';
 import { GATEWAY_CORE_CASES } from './gateway-core-cases.js';
 import { HTTP_CORE_CASES } from './http-core-cases.js';
+import { serverCertificate, suiteSecrets } from './fixtures.js';
 import { gatewayCondition, gatewayListeners, routeCondition } from './status-checks.js';
 import {
   consecutive,
@@ -74,35 +75,6 @@ const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
-/** A self-signed kubernetes.io/tls Secret, as the upstream suite generates them at start. */
-async function tlsSecret(
-  namespace: string,
-  name: string,
-  dnsNames: readonly string[],
-): Promise<KubeObject> {
-  const tls = await generateCertificate({ dnsNames: [...dnsNames] });
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'kubernetes.io/tls',
-    metadata: { namespace, name },
-    data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
-  };
-}
-
-const SECRETS = () =>
-  Promise.all([
-    tlsSecret(INFRA, 'tls-validity-checks-certificate', [
-      '*',
-      '*.org',
-      '*.wildcard.org',
-      'example.org',
-      'second-example.org',
-    ]),
-    tlsSecret('gateway-conformance-web-backend', 'certificate', ['*']),
-  ]);
-
 /** The stack with the Gateway API library, its CRDs and the upstream base fixture, pods ready. */
 async function startStack(log: (l: string) => void): Promise<Stack> {
   const library = await assembleLibrary('gateway-api');
@@ -130,7 +102,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     },
     ...base.filter((o) => o.kind === 'Namespace'),
   ]);
-  await stack.apply([...(await SECRETS()), ...base.filter((o) => o.kind !== 'Namespace')]);
+  await stack.apply([...(await suiteSecrets()), ...base.filter((o) => o.kind !== 'Namespace')]);
   for (const d of base.filter((o) => o.kind === 'Deployment')) {
     const want = (d as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
     const ns = d.metadata.namespace ?? 'default';
@@ -244,16 +216,6 @@ async function attachedSettled(
       200,
     );
   }
-}
-
-/** As upstream: HTTPS requests trust the server certificate read from its Secret. */
-async function serverCertificate(stack: Stack): Promise<string> {
-  const s = await stack.get<{ data?: Record<string, string> }>(
-    `/api/v1/namespaces/${INFRA}/secrets/tls-validity-checks-certificate`,
-  );
-  const crt = s?.data?.['tls.crt'];
-  if (!crt) throw new Error('Secret tls-validity-checks-certificate has no tls.crt');
-  return Buffer.from(crt, 'base64').toString('utf8');
 }
 
 async function request(address: string, x: HttpExpectation, ca?: string) {
