@@ -40,8 +40,9 @@ const conformance = {
 };
 
 /**
- * The Gateway API conformance suite, a short run of it: three GATEWAY-HTTP core cases (status,
- * routing, a redirect). `npm run conformance -- --suite gateway-api` runs every case.
+ * The Gateway API conformance suite, a short run of it: five GATEWAY-HTTP core cases (status,
+ * routing, a redirect, the HTTPS listener, listener attachedRoutes). `npm run conformance --
+ * --suite gateway-api` runs every case.
  */
 const gatewayConformance = {
   name: 'conformance-gateway',
@@ -49,6 +50,8 @@ const gatewayConformance = {
     'HTTPRouteSimpleSameNamespace',
     'HTTPRouteExactPathMatching',
     'HTTPRouteRedirectHostAndStatus',
+    'HTTPRouteHTTPSListener',
+    'GatewayWithAttachedRoutes',
   ],
 };
 
