@@ -6,6 +6,7 @@ import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
 import { GATEWAY_CASES, type CaseTools, type GatewayCase, type RouteCheck } from './cases.js';
 import { GATEWAY_CORE_CASES } from './gateway-core-cases.js';
 import { HTTP_CORE_CASES } from './http-core-cases.js';
+import { HTTP_EXTENDED_CASES } from './http-extended-cases.js';
 import { serverCertificate, suiteSecrets } from './fixtures.js';
 import { gatewayCondition, gatewayListeners, routeCondition } from './status-checks.js';
 import {
@@ -342,7 +343,7 @@ export async function runGatewaySuite(
   progress: (c: GatewayCaseReport) => void = () => undefined,
   log: (l: string) => void = () => undefined,
 ): Promise<GatewaySuiteReport> {
-  const all = [...GATEWAY_CASES, ...HTTP_CORE_CASES, ...GATEWAY_CORE_CASES];
+  const all = [...GATEWAY_CASES, ...HTTP_CORE_CASES, ...GATEWAY_CORE_CASES, ...HTTP_EXTENDED_CASES];
   const cases = names?.length ? all.filter((c) => names.includes(c.name)) : all;
   const unknown = (names ?? []).filter((n) => !all.some((c) => c.name === n));
   if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);

@@ -1,0 +1,107 @@
+import type { GatewayCase } from './cases.js';
+import type { HttpExpectation } from './judge.js';
+
+/**
+ * GATEWAY-HTTP extended cases (one upstream feature each beyond core), restated from the upstream
+ * Go tests: query parameter and method matching, the 303/307/308 redirect codes, scheme and port
+ * redirects. A redirect to a listener port carries the test-bed's port offset, as the listener
+ * does (port 8083 is bound, and redirected to, as 18083).
+ */
+
+const PORT_OFFSET = 10_000;
+const to = (n: number, path: string, extra: Partial<HttpExpectation> = {}): HttpExpectation => ({
+  path,
+  backend: `infra-backend-v${n}`,
+  ...extra,
+});
+const missing = (path: string, extra: Partial<HttpExpectation> = {}): HttpExpectation => ({
+  path,
+  status: 404,
+  ...extra,
+});
+const redirect = (
+  path: string,
+  status: number,
+  where: NonNullable<HttpExpectation['redirect']>,
+  extra: Partial<HttpExpectation> = {},
+): HttpExpectation => ({ path, status, redirect: where, ...extra });
+
+const extended = (
+  name: string,
+  file: string,
+  route: string,
+  requests: readonly HttpExpectation[],
+): GatewayCase => ({
+  name,
+  file,
+  profile: 'GATEWAY-HTTP',
+  level: 'extended',
+  routes: [{ name: route }],
+  requests,
+});
+
+const port = 8083 + PORT_OFFSET;
+
+export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
+  extended(
+    'HTTPRouteQueryParamMatching',
+    'httproute-query-param-matching.yaml',
+    'query-param-matching',
+    [
+      to(1, '/?animal=whale'),
+      to(2, '/?animal=dolphin'),
+      to(3, '/?animal=dolphin&color=blue'),
+      to(3, '/?ANIMAL=Whale'),
+      to(1, '/?animal=whale&otherparam=irrelevant'),
+      to(2, '/?animal=dolphin&color=yellow'),
+      missing('/?color=blue'),
+      missing('/?animal=dog'),
+      missing('/?animal=whaledolphin'),
+      missing('/'),
+      to(1, '/path1?animal=whale'),
+      to(2, '/?animal=whale', { headers: { version: 'one' } }),
+      to(3, '/path2?animal=whale', { headers: { version: 'two' } }),
+      to(1, '/path3?animal=shark'),
+      to(1, '/path4?animal=kraken', { headers: { version: 'three' } }),
+      missing('/?animal=shark'),
+      missing('/path4?animal=kraken'),
+      to(1, '/path5?animal=hydra'),
+      to(3, '/?animal=hydra', { headers: { version: 'four' } }),
+    ],
+  ),
+  extended('HTTPRouteMethodMatching', 'httproute-method-matching.yaml', 'method-matching', [
+    to(1, '/', { method: 'POST' }),
+    to(2, '/', { method: 'GET' }),
+    missing('/', { method: 'HEAD' }),
+    to(1, '/path1', { method: 'GET' }),
+    to(2, '/', { method: 'PUT', headers: { version: 'one' } }),
+    to(3, '/path2', { method: 'POST', headers: { version: 'two' } }),
+    to(1, '/path3', { method: 'PATCH' }),
+    to(1, '/path4', { method: 'DELETE', headers: { version: 'three' } }),
+    missing('/', { method: 'PUT' }),
+    missing('/path4', { method: 'DELETE' }),
+    to(1, '/path5', { method: 'PATCH' }),
+    to(2, '/', { method: 'PATCH', headers: { version: 'four' } }),
+  ]),
+  extended('HTTPRoute303Redirect', 'httproute-303-redirect.yaml', '303-redirect', [
+    redirect('/see-other', 303, { path: '/see-other' }, { method: 'POST' }),
+  ]),
+  extended('HTTPRoute307Redirect', 'httproute-307-redirect.yaml', '307-redirect', [
+    redirect('/temporary', 307, { path: '/temporary' }),
+  ]),
+  extended('HTTPRoute308Redirect', 'httproute-308-redirect.yaml', '308-redirect', [
+    redirect('/permanent', 308, { path: '/permanent' }),
+  ]),
+  extended('HTTPRouteRedirectScheme', 'httproute-redirect-scheme.yaml', 'redirect-scheme', [
+    redirect('/scheme', 302, { scheme: 'https' }),
+    redirect('/scheme-and-host', 302, { scheme: 'https', host: 'example.org' }),
+    redirect('/scheme-and-status', 301, { scheme: 'https' }),
+    redirect('/scheme-and-host-and-status', 302, { scheme: 'https', host: 'example.org' }),
+  ]),
+  extended('HTTPRouteRedirectPort', 'httproute-redirect-port.yaml', 'redirect-port', [
+    redirect('/port', 302, { port }),
+    redirect('/port-and-host', 302, { port, host: 'example.org' }),
+    redirect('/port-and-status', 301, { port }),
+    redirect('/port-and-host-and-status', 302, { port, host: 'example.org' }),
+  ]),
+];
