@@ -27,6 +27,8 @@ export interface Reply {
   readonly httpVersion: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: string;
+  /** The response's header lines as received (name, value, name, value, …), repeats kept apart. */
+  readonly rawHeaders?: readonly string[];
   /** The server certificate's subject alt names on HTTPS (`DNS:a, DNS:b`). */
   readonly peerAltNames?: string;
 }
@@ -59,6 +61,7 @@ export function send(p: Probe): Promise<Reply> {
           status: res.statusCode ?? 0,
           httpVersion: res.httpVersion,
           headers: res.headers,
+          rawHeaders: res.rawHeaders,
           body,
           ...(alt ? { peerAltNames: alt } : {}),
         }),

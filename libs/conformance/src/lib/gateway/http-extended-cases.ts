@@ -42,7 +42,7 @@ const extended = (
 
 const port = 8083 + PORT_OFFSET;
 
-export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
+const MATCHING_AND_REDIRECTS: readonly GatewayCase[] = [
   extended(
     'HTTPRouteQueryParamMatching',
     'httproute-query-param-matching.yaml',
@@ -104,4 +104,125 @@ export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
     redirect('/port-and-status', 301, { port }),
     redirect('/port-and-host-and-status', 302, { port, host: 'example.org' }),
   ]),
+];
+
+const responseModifier = (
+  path: string,
+  backendSets: Record<string, string>,
+  responseHeaders: Record<string, string>,
+  extra: Partial<HttpExpectation> = {},
+): HttpExpectation => ({ ...to(1, path), backendSets, responseHeaders, ...extra });
+
+/** HTTPRouteResponseHeaderModifier: the headers the backend answers with, and what the client must get. */
+const RESPONSE_HEADER_MODIFIER: GatewayCase = extended(
+  'HTTPRouteResponseHeaderModifier',
+  'httproute-response-header-modifier.yaml',
+  'response-header-modifier',
+  [
+    responseModifier(
+      '/set',
+      { 'Some-Other-Header': 'val' },
+      { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' },
+    ),
+    responseModifier(
+      '/set',
+      { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' },
+      { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' },
+    ),
+    responseModifier(
+      '/add',
+      { 'Some-Other-Header': 'val' },
+      { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' },
+    ),
+    responseModifier(
+      '/add',
+      { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' },
+      { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' },
+    ),
+    responseModifier(
+      '/remove',
+      { 'X-Header-Remove': 'val' },
+      {},
+      {
+        responseAbsent: ['X-Header-Remove'],
+      },
+    ),
+    responseModifier(
+      '/multiple',
+      {
+        'X-Header-Set-2': 'set-val-2',
+        'X-Header-Add-2': 'add-val-2',
+        'X-Header-Remove-2': 'remove-val-2',
+        'Another-Header': 'another-header-val',
+        'X-Header-Remove-1': 'val',
+      },
+      {
+        'X-Header-Set-1': 'header-set-1',
+        'X-Header-Set-2': 'header-set-2',
+        'X-Header-Add-1': 'header-add-1',
+        'X-Header-Add-2': 'add-val-2,header-add-2',
+        'X-Header-Add-3': 'header-add-3',
+        'Another-Header': 'another-header-val',
+      },
+      { responseAbsent: ['X-Header-Remove-1', 'X-Header-Remove-2'] },
+    ),
+    responseModifier(
+      '/case-insensitivity',
+      {
+        'x-header-set': 'original-val-set',
+        'x-header-add': 'original-val-add',
+        'x-header-remove': 'original-val-remove',
+        'Another-Header': 'another-header-val',
+      },
+      {
+        'X-Header-Set': 'header-set',
+        'X-Header-Add': 'original-val-add,header-add',
+        'X-Lowercase-Add': 'lowercase-add',
+        'X-Mixedcase-Add-1': 'mixedcase-add-1',
+        'X-Mixedcase-Add-2': 'mixedcase-add-2',
+        'X-Uppercase-Add': 'uppercase-add',
+        'Another-Header': 'another-header-val',
+      },
+      { responseAbsent: ['x-header-remove', 'X-Header-Remove'] },
+    ),
+    responseModifier(
+      '/response-and-request-header-modifiers',
+      {
+        'X-Header-Set-2': 'set-val-2',
+        'X-Header-Add-2': 'add-val-2',
+        'X-Header-Remove-2': 'remove-val-2',
+        'Another-Header': 'another-header-val',
+        'X-Header-Remove-1': 'remove-val-1',
+        'X-Header-Echo': 'echo',
+      },
+      {
+        'X-Header-Set-1': 'header-set-1',
+        'X-Header-Set-2': 'header-set-2',
+        'X-Header-Add-1': 'header-add-1',
+        'X-Header-Add-2': 'add-val-2,header-add-2',
+        'Another-Header': 'another-header-val',
+        'X-Header-Echo': 'echo',
+      },
+      {
+        headers: {
+          'X-Header-Remove': 'remove-val',
+          'X-Header-Add-Append': 'append-val-1',
+          'X-Header-Echo': 'echo',
+        },
+        seen: {
+          'X-Header-Add': 'header-val-1',
+          'X-Header-Set': 'set-overwrites-values',
+          'X-Header-Add-Append': 'append-val-1,header-val-2',
+          'X-Header-Echo': 'echo',
+        },
+        absent: ['X-Header-Remove'],
+        responseAbsent: ['X-Header-Remove-1', 'X-Header-Remove-2'],
+      },
+    ),
+  ],
+);
+
+export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
+  ...MATCHING_AND_REDIRECTS,
+  RESPONSE_HEADER_MODIFIER,
 ];

@@ -63,6 +63,21 @@ describe('the Gateway API runner judges as upstream does', () => {
     expect(judgeReply(h, echo(v1), sent)).toMatch(/Version: \(none\)/);
   });
 
+  it('fails a response header with another value, a repeat not joined, or one that must be absent', () => {
+    const x = {
+      path: '/',
+      backend: 'infra-backend-v1',
+      responseHeaders: { 'X-Header-Add': 'a,b' },
+      responseAbsent: ['X-Gone'],
+    };
+    const r = (rawHeaders: string[]): Reply => ({ ...echo('infra-backend-v1-a'), rawHeaders });
+    expect(judgeReply(x, r(['x-header-add', 'a', 'X-Header-Add', 'b']), sent)).toBeUndefined();
+    expect(judgeReply(x, r(['X-Header-Add', 'a']), sent)).toMatch(/X-Header-Add: a, expected a,b/);
+    expect(
+      judgeReply(x, r(['X-Header-Add', 'a', 'X-Header-Add', 'b', 'x-gone', '1']), sent),
+    ).toMatch(/X-Gone present/);
+  });
+
   it('fails a redirect to the wrong port', () => {
     const x = { path: '/p', status: 302, redirect: { host: 'example.org' } };
     const r = (location: string): Reply => ({

@@ -18,6 +18,12 @@ export interface HttpExpectation {
   readonly seen?: Readonly<Record<string, string>>;
   /** Headers the backend must not have seen. */
   readonly absent?: readonly string[];
+  /** Response headers the echo backend is asked to set (upstream's `X-Echo-Set-Header`). */
+  readonly backendSets?: Readonly<Record<string, string>>;
+  /** Response headers the client must get (names case-insensitive; repeated lines joined with `,`). */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** Response headers the client must not get. */
+  readonly responseAbsent?: readonly string[];
   /** For 3xx: the Location's parts (unspecified ones default to the request's). */
   readonly redirect?: {
     readonly scheme?: string;
@@ -91,7 +97,30 @@ export function judgeReply(x: HttpExpectation, reply: Reply, sent: Sent): string
   if (status !== 200 && status !== 204) return undefined;
   const e = echoed(reply.body);
   if (!e) return 'the answer is not an echo (JSON) body';
-  return judgeEchoed(x, e);
+  return judgeResponseHeaders(x, reply) ?? judgeEchoed(x, e);
+}
+
+function responseHeaders(reply: Reply): Map<string, string> {
+  const m = new Map<string, string>();
+  const raw = reply.rawHeaders ?? [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = (raw[i] ?? '').toLowerCase();
+    const prev = m.get(k);
+    m.set(k, prev === undefined ? (raw[i + 1] ?? '') : `${prev},${raw[i + 1] ?? ''}`);
+  }
+  return m;
+}
+
+/** Upstream's response header checks: expected values (repeats joined with `,`), absent names. */
+function judgeResponseHeaders(x: HttpExpectation, reply: Reply): string | undefined {
+  if (!x.responseHeaders && !x.responseAbsent) return undefined;
+  const got = responseHeaders(reply);
+  for (const [k, v] of Object.entries(x.responseHeaders ?? {}))
+    if (got.get(k.toLowerCase()) !== v)
+      return `response header ${k}: ${got.get(k.toLowerCase()) ?? '(none)'}, expected ${v}`;
+  for (const k of x.responseAbsent ?? [])
+    if (got.has(k.toLowerCase())) return `response header ${k} present, expected it absent`;
+  return undefined;
 }
 
 /**

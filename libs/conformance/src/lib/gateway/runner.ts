@@ -219,6 +219,12 @@ async function attachedSettled(
   }
 }
 
+/** As upstream: the headers the echo backend is to answer with, `name:value` joined by `,`. */
+const echoSetHeader = (h: Readonly<Record<string, string>>) =>
+  Object.entries(h)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
+
 async function request(address: string, x: HttpExpectation, ca?: string) {
   const port = (x.https ? 443 : 80) + GATEWAY_PORT_OFFSET;
   const host = x.host ?? address;
@@ -228,7 +234,11 @@ async function request(address: string, x: HttpExpectation, ca?: string) {
     host,
     path: x.path,
     method: x.method ?? 'GET',
-    headers: { 'user-agent': 'Go-http-client/1.1', ...x.headers },
+    headers: {
+      'user-agent': 'Go-http-client/1.1',
+      ...x.headers,
+      ...(x.backendSets ? { 'X-Echo-Set-Header': echoSetHeader(x.backendSets) } : {}),
+    },
     ...(x.https && ca ? { tls: { ca, checkServerIdentity: goServerIdentity } } : {}),
   });
   return {
