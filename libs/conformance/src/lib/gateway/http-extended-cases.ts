@@ -222,7 +222,34 @@ const RESPONSE_HEADER_MODIFIER: GatewayCase = extended(
   ],
 );
 
+const rewritten = (
+  n: number,
+  path: string,
+  seenHost: string,
+  extra: Partial<HttpExpectation> = {},
+) => to(n, path, { host: 'rewrite.example', seenHost, ...extra });
+
+const REWRITE_HOST = extended(
+  'HTTPRouteRewriteHost',
+  'httproute-rewrite-host.yaml',
+  'rewrite-host',
+  [
+    rewritten(1, '/one', 'one.example.org'),
+    rewritten(2, '/two', 'example.org'),
+    rewritten(2, '/rewrite-host-and-modify-headers', 'test.example.org', {
+      headers: { 'X-Header-Remove': 'remove-val', 'X-Header-Add-Append': 'append-val-1' },
+      seen: {
+        'X-Header-Add': 'header-val-1',
+        'X-Header-Add-Append': 'append-val-1,header-val-2',
+        'X-Header-Set': 'set-overwrites-values',
+      },
+      absent: ['X-Header-Remove'],
+    }),
+  ],
+);
+
 export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
   ...MATCHING_AND_REDIRECTS,
   RESPONSE_HEADER_MODIFIER,
+  REWRITE_HOST,
 ];

@@ -18,6 +18,8 @@ export interface HttpExpectation {
   readonly seen?: Readonly<Record<string, string>>;
   /** Headers the backend must not have seen. */
   readonly absent?: readonly string[];
+  /** The Host the backend must have seen when a filter rewrote it (default the request's `host`). */
+  readonly seenHost?: string;
   /** Response headers the echo backend is asked to set (upstream's `X-Echo-Set-Header`). */
   readonly backendSets?: Readonly<Record<string, string>>;
   /** Response headers the client must get (names case-insensitive; repeated lines joined with `,`). */
@@ -129,8 +131,9 @@ function judgeResponseHeaders(x: HttpExpectation, reply: Reply): string | undefi
  * the serving pod's name prefix.
  */
 function judgeEchoed(x: HttpExpectation, e: Echoed): string | undefined {
-  if (x.host !== undefined && e.host !== x.host)
-    return `backend saw host ${e.host ?? '?'}, expected ${x.host}`;
+  const host = x.seenHost ?? x.host;
+  if (host !== undefined && e.host !== host)
+    return `backend saw host ${e.host ?? '?'}, expected ${host}`;
   if (e.path !== x.path) return `backend saw path ${e.path ?? '?'}, expected ${x.path}`;
   const method = x.method ?? 'GET';
   if (e.method !== method) return `backend saw method ${e.method ?? '?'}, expected ${method}`;
