@@ -291,24 +291,36 @@ function caseTools(stack: Stack, addresses: ReadonlyMap<string, string>): CaseTo
   return { stack, expect };
 }
 
+/** One sample of 500 answers to GET /: why it fails (a non-200 answer, or the shares), or undefined. */
+async function sample(
+  address: string,
+  weights: Readonly<Record<string, number>>,
+): Promise<string | undefined> {
+  const counts: Record<string, number> = {};
+  for (let i = 0; i < 500; i++) {
+    const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
+    if (reply.status !== 200)
+      return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
+    const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
+    const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
+    counts[backend] = (counts[backend] ?? 0) + 1;
+  }
+  return judgeShares(counts, weights);
+}
+
+/** Upstream's weighted test: up to 10 samples, the first that holds passes (each failed one is printed). */
 async function weighted(
   address: string,
   weights: Readonly<Record<string, number>>,
 ): Promise<string | undefined> {
-  let why: string | undefined = 'not run';
-  for (let attempt = 0; attempt < 3 && why !== undefined; attempt++) {
-    const counts: Record<string, number> = {};
-    for (let i = 0; i < 500; i++) {
-      const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
-      if (reply.status !== 200)
-        return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
-      const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
-      const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
-      counts[backend] = (counts[backend] ?? 0) + 1;
-    }
-    why = judgeShares(counts, weights);
+  const failed: string[] = [];
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    const why = await sample(address, weights);
+    if (why === undefined) return undefined;
+    failed.push(`sample ${attempt}: ${why}`);
+    process.stderr.write(`     weighted sample ${attempt} of 10 failed: ${why}\n`);
   }
-  return why;
+  return failed.join('; ');
 }
 
 async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined> {
