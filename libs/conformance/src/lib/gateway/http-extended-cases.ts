@@ -248,8 +248,37 @@ const REWRITE_HOST = extended(
   ],
 );
 
+/** A parentRef port no listener has: not accepted (NoMatchingParent), nothing attached. */
+const portNotMatching = (
+  name: string,
+  file: string,
+  route: string,
+  gateway: string,
+): GatewayCase => ({
+  name,
+  file,
+  profile: 'GATEWAY-HTTP',
+  level: 'extended',
+  gateways: [],
+  routes: [{ name: route, accepted: 'NoMatchingParent' }],
+  attached: { [`${gateway}/http`]: 0 },
+  requests: [],
+});
+
 export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
   ...MATCHING_AND_REDIRECTS,
   RESPONSE_HEADER_MODIFIER,
   REWRITE_HOST,
+  portNotMatching(
+    'HTTPRouteInvalidParentRefNotMatchingListenerPort',
+    'httproute-invalid-parentref-not-matching-listener-port.yaml',
+    'httproute-listener-not-matching-route-port',
+    'same-namespace',
+  ),
+  portNotMatching(
+    'HTTPRouteInvalidParentRefSectionNameNotMatchingPort',
+    'httproute-invalid-parentref-section-name-not-matching-port.yaml',
+    'httproute-listener-section-name-not-matching-port',
+    'gateway-with-one-not-matching-port-and-section-name-route',
+  ),
 ];
