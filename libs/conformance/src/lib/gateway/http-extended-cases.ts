@@ -265,7 +265,24 @@ const portNotMatching = (
   requests: [],
 });
 
+const PORTS = 'httproute-listener-port-matching';
+const onPort = (x: HttpExpectation, port: number) => ({ ...x, gateway: PORTS, port });
+
+/** HTTPRouteListenerPortMatching: routes bound by parentRef port, requests to each listener port. */
+const LISTENER_PORT_MATCHING: GatewayCase = {
+  ...extended('HTTPRouteListenerPortMatching', `${PORTS}.yaml`, 'backend-v1', [
+    onPort(to(1, '/', { host: 'foo.com' }), 80),
+    onPort(to(2, '/', { host: 'foo.com:8080' }), 8080),
+    onPort(to(2, '/', { host: 'bar.com:8080' }), 8080),
+    onPort(to(3, '/', { host: 'foo.com:8090' }), 8090),
+    onPort(missing('/', { host: 'bar.com:8090' }), 8090),
+  ]),
+  gateways: [PORTS],
+  routes: [{ name: 'backend-v1' }, { name: 'backend-v2' }, { name: 'backend-v3' }],
+};
+
 export const HTTP_EXTENDED_CASES: readonly GatewayCase[] = [
+  LISTENER_PORT_MATCHING,
   ...MATCHING_AND_REDIRECTS,
   RESPONSE_HEADER_MODIFIER,
   REWRITE_HOST,

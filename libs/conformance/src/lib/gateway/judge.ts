@@ -8,6 +8,8 @@ export interface HttpExpectation {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly https?: boolean;
+  /** The listener port the request goes to (default 80, or 443 with `https`), before the offset. */
+  readonly port?: number;
   /** Default 200. */
   readonly status?: number;
   /** The backend (pod name prefix) expected to answer, for 2xx. */

@@ -226,7 +226,7 @@ const echoSetHeader = (h: Readonly<Record<string, string>>) =>
     .join(',');
 
 async function request(address: string, x: HttpExpectation, ca?: string) {
-  const port = (x.https ? 443 : 80) + GATEWAY_PORT_OFFSET;
+  const port = (x.port ?? (x.https ? 443 : 80)) + GATEWAY_PORT_OFFSET;
   const host = x.host ?? address;
   const reply = await send({
     address,
