@@ -41,8 +41,9 @@ const conformance = {
 
 /**
  * The Gateway API conformance suite, a short run of it: five GATEWAY-HTTP core cases (status,
- * routing, a redirect, the HTTPS listener, listener attachedRoutes). `npm run conformance --
- * --suite gateway-api` runs every case.
+ * routing, a redirect, the HTTPS listener, listener attachedRoutes) and one GATEWAY-GRPC core case
+ * (gRPC over h2c, UNIMPLEMENTED for no match). `npm run conformance -- --suite gateway-api` runs
+ * every case.
  */
 const gatewayConformance = {
   name: 'conformance-gateway',
@@ -52,6 +53,7 @@ const gatewayConformance = {
     'HTTPRouteRedirectHostAndStatus',
     'HTTPRouteHTTPSListener',
     'GatewayWithAttachedRoutes',
+    'GRPCExactMethodMatching',
   ],
 };
 

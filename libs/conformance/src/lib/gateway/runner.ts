@@ -16,6 +16,8 @@ import {
   judgeShares,
   type HttpExpectation,
 } from './judge.js';
+import { GRPC_CASES } from './grpc-cases.js';
+import { grpcSuiteSecrets, grpcTraffic, isGrpcCase } from './grpc-run.js';
 
 /** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
 export const GATEWAY_PORT_OFFSET = 10_000;
@@ -71,8 +73,8 @@ function pathOf(o: KubeObject): string {
   return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
 }
 
-/** The base fixture's backends the HTTP cases use (the TLS/TCP backends need Secrets this runner does not create; no gRPC case runs yet). */
-const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
+/** The base fixture's backends the cases use (the TLS/TCP backends need Secrets this runner does not create). */
+const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend|grpc-infra-backend-v[123])$/;
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
@@ -93,7 +95,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     kubeSimManifests: CRDS.map((c) => join(DIR(), 'crds', `gateway.networking.k8s.io_${c}.yaml`)),
     log,
   });
-  const base = manifests('base/manifests.yaml').filter(isUsed);
+  const base = [...(await grpcSuiteSecrets()), ...manifests('base/manifests.yaml').filter(isUsed)];
   await stack.apply([
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -334,6 +336,7 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
     if (c.attached) await attachedSettled(stack, c.attached);
     const status = await statusChecks(stack, c);
     if (status) return status;
+    if (isGrpcCase(c)) return await grpcTraffic({ addresses, port: 80 + GATEWAY_PORT_OFFSET }, c);
     const tools = caseTools(stack, addresses);
     for (const x of c.requests) {
       const why = await tools.expect(x);
@@ -365,7 +368,13 @@ export async function runGatewaySuite(
   progress: (c: GatewayCaseReport) => void = () => undefined,
   log: (l: string) => void = () => undefined,
 ): Promise<GatewaySuiteReport> {
-  const all = [...GATEWAY_CASES, ...HTTP_CORE_CASES, ...GATEWAY_CORE_CASES, ...HTTP_EXTENDED_CASES];
+  const all = [
+    ...GATEWAY_CASES,
+    ...HTTP_CORE_CASES,
+    ...GATEWAY_CORE_CASES,
+    ...HTTP_EXTENDED_CASES,
+    ...GRPC_CASES,
+  ];
   const cases = names?.length ? all.filter((c) => names.includes(c.name)) : all;
   const unknown = (names ?? []).filter((n) => !all.some((c) => c.name === n));
   if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);
