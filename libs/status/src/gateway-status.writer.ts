@@ -3,6 +3,7 @@ import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter } from 'prom-client';
 import type { LeaderElectionRunnable } from '#events';
 import { gatewayModelOf, GATEWAY_WATCHED } from './lib/gateway/snapshot.js';
+import { gatewayServiceWrites, type ServiceWrite } from './lib/gateway/service-writes.js';
 import { gatewayStatusWrites } from './lib/gateway/status-writes.js';
 import { STATUS_WRITES } from './status.metrics.js';
 import { StatusTracker } from './status.tracker.js';
@@ -14,6 +15,15 @@ import {
   type StatusModuleOptions,
 } from './status.tokens.js';
 import type { GatewayStatusApi } from './gateway-status-api.js';
+import type { GatewayModel } from './lib/gateway/types.js';
+
+type GatewaySnapshot = NonNullable<Awaited<ReturnType<GatewayStatusSource['snapshot']>>>;
+
+function describe(w: ServiceWrite): string {
+  return w.op === 'delete'
+    ? `${w.namespace}/${w.name}`
+    : `${w.service.metadata.namespace}/${w.service.metadata.name}`;
+}
 
 /**
  * Leader-only: writes GatewayClass, Gateway and HTTPRoute/GRPCRoute status from the resolver's
@@ -92,6 +102,36 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
       });
   }
 
+  /**
+   * Service-per-Gateway: create, patch or delete the Gateways' Services where they differ (our
+   * Services of Gateways gone, or of a config no longer in Service mode, are deleted).
+   */
+  private async services(
+    model: GatewayModel,
+    gateways: readonly object[],
+    services: readonly object[],
+    podSelector: GatewaySnapshot['podSelector'],
+  ): Promise<void> {
+    const selector = podSelector?.matchLabels ?? {};
+    const writes = gatewayServiceWrites(model, gateways, services, selector);
+    const selectable =
+      Object.keys(selector).length > 0 && (podSelector?.matchExpressions ?? []).length === 0;
+    for (const write of writes) {
+      if (!this.leading) return;
+      if (write.op !== 'delete' && !selectable) {
+        this.failed(new Error('Service per Gateway needs a podSelector of matchLabels only'));
+        continue;
+      }
+      try {
+        await this.api.writeService(write);
+        this.writes.inc({ kind: 'gateway-service', result: 'ok' });
+      } catch (e) {
+        this.writes.inc({ kind: 'gateway-service', result: 'error' });
+        this.logger.warn(`${write.op} Gateway Service ${describe(write)} failed: ${String(e)}`);
+      }
+    }
+  }
+
   private failed(e: unknown): void {
     this.writes.inc({ kind: 'gateway', result: 'error' });
     this.logger.warn(`writing Gateway API status failed: ${String(e)}`);
@@ -109,6 +149,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
       httpRoutes: read(w.httpRoutes),
       grpcRoutes: read(w.grpcRoutes),
     };
+    await this.services(model, objects.gateways, read(w.services), snap.podSelector);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     for (const write of gatewayStatusWrites(model, objects, now)) {
       if (!this.leading) return;

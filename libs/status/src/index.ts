@@ -36,6 +36,10 @@ export {
   type RouteStatus,
   type GatewayClassStatus,
   type GatewayCondition,
+  assignServicePorts,
+  gatewayServiceName,
+  gatewayServiceWrites,
+  type ServiceWrite,
 } from './lib/gateway/index.js';
 export { GatewayStatusWriter } from './gateway-status.writer.js';
 export { KubeGatewayStatusApi, type GatewayStatusApi } from './gateway-status-api.js';

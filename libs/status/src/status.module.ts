@@ -47,6 +47,8 @@ export class StatusModule {
         : {
             patchStatus: () =>
               Promise.reject(new Error('StatusModule has no kubeConfig for Gateway API status')),
+            writeService: () =>
+              Promise.reject(new Error('StatusModule has no kubeConfig for Gateway Services')),
           });
     return {
       module: StatusModule,

@@ -25,6 +25,11 @@ export interface GatewayStatusSource {
         readonly list: (watched: string) => readonly object[];
         readonly watched: readonly string[];
         readonly extra: Readonly<Record<string, unknown>>;
+        /** The config's podSelector (the HAProxy pods a Gateway's Service selects). */
+        readonly podSelector?: {
+          readonly matchLabels: Readonly<Record<string, string>>;
+          readonly matchExpressions?: readonly unknown[];
+        };
       }
     | undefined
   >;

@@ -182,6 +182,19 @@ describe('helm template of the chart', () => {
     ]);
   });
 
+  it('lets the gateway-api library keep a Service per Gateway (and only that library)', () => {
+    const services = (ms: Manifest[]) =>
+      (find(ms, 'ClusterRole', 'edge-haptic-controller').rules as Manifest[]).filter(
+        (r) => r.apiGroups[0] === '' && (r.resources as string[]).includes('services'),
+      );
+    const gw = services(template({ 'controller.config.library': 'gateway-api' }));
+    expect(gw.map((r) => [...(r.verbs as string[])].sort())).toEqual([
+      ['list', 'watch', 'get'].sort(),
+      ['create', 'delete', 'patch', 'update'],
+    ]);
+    expect(services(template()).flatMap((r) => r.verbs as string[])).not.toContain('create');
+  });
+
   it('has two webhook entries whose caBundle signs the Service certificate', () => {
     const ms = template({
       'webhook.enabled': true,

@@ -34,6 +34,7 @@ describe('the Gateway API library passes its embedded validation tests', () => {
     const run = await haptic(['validate', '-f', config, '-o', 'json'], 300_000);
     const report = JSON.parse(run.stdout) as Report;
     expect(report.tests.map((t) => t.name)).toContain('gateway-grpc-routing');
+    expect(report.tests.map((t) => t.name)).toContain('gateway-service-per-gateway');
     expect(report.tests.filter((t) => !t.passed).map((t) => t.name)).toEqual([]);
     expect(report.totals.failedAssertions).toBe(0);
     expect(run.code).toBe(0);

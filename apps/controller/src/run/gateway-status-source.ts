@@ -20,6 +20,7 @@ export const gatewayStatusSourceProvider: FactoryProvider<GatewayStatusSource> =
         list: (watched: string) => snapshot.list(watched),
         watched: Object.keys(spec.watchedResources),
         extra: spec.templatingSettings.extraContext,
+        podSelector: spec.podSelector,
       };
     },
   }),

@@ -7,6 +7,11 @@ import {
   type ListenerState,
 } from './listeners.js';
 import { compareMatches } from './matches.js';
+import {
+  assignServicePorts,
+  gatewayServiceName,
+  type GatewayServiceType,
+} from './service-ports.js';
 import { resolveRoute, type Draft, type GatewayState, type RouteWorld } from './routes.js';
 import {
   GATEWAY_GROUP,
@@ -15,6 +20,7 @@ import {
   type GatewayFrontend,
   type GatewayInputs,
   type GatewayModel,
+  type GatewayService,
   type ListenerStatus,
   type ResolvedGateway,
   type ResolvedRule,
@@ -59,7 +65,7 @@ function compareDrafts(a: Draft, b: Draft): number {
   );
 }
 
-function frontendsOf(state: GatewayState, portOffset: number): GatewayFrontend[] {
+function frontendsOf(state: GatewayState, bindPortOf: (port: number) => number): GatewayFrontend[] {
   const ports = [...new Set(state.listeners.filter((l) => l.programmed).map((l) => l.port))].sort(
     (a, b) => a - b,
   );
@@ -73,7 +79,7 @@ function frontendsOf(state: GatewayState, portOffset: number): GatewayFrontend[]
     );
     return {
       port,
-      bindPort: port + portOffset,
+      bindPort: bindPortOf(port),
       protocol: listeners.some((l) => l.protocol === 'HTTPS') ? 'HTTPS' : 'HTTP',
       listeners: listeners.map((l) => l.name),
       certificates: [...certs.values()],
@@ -186,6 +192,12 @@ export function resolveGateways(inputs: GatewayInputs): GatewayModel {
     grants: inputs.referenceGrants,
     namespaceLabels: namespaceLabels(inputs.namespaces),
   };
+  const podPorts = inputs.serviceMode
+    ? assignServicePorts(
+        inputs.serviceMode.range,
+        new Map([...states].map(([k, st]) => [k, st.listeners.map((l) => l.port)])),
+      )
+    : undefined;
   const routes: RouteStatus[] = [];
   const rules: ResolvedRule[] = [];
   const each = (list: readonly object[], kind: 'HTTPRoute' | 'GRPCRoute') => {
@@ -200,9 +212,21 @@ export function resolveGateways(inputs: GatewayInputs): GatewayModel {
   return {
     controllerName: inputs.controllerName,
     gatewayClasses: ours.map(classStatus),
-    gateways: gateways.map((g) => resolvedGateway(g, states, inputs)),
+    gateways: gateways.map((g) => resolvedGateway(g, states, inputs, podPorts)),
     routes,
     rules,
+  };
+}
+
+function serviceOf(
+  name: string,
+  type: GatewayServiceType,
+  frontends: readonly GatewayFrontend[],
+): GatewayService {
+  return {
+    name: gatewayServiceName(name),
+    type,
+    ports: frontends.map((f) => ({ name: `port-${f.port}`, port: f.port, targetPort: f.bindPort })),
   };
 }
 
@@ -210,6 +234,7 @@ function resolvedGateway(
   g: object,
   states: ReadonlyMap<string, GatewayState>,
   inputs: GatewayInputs,
+  podPorts: ReadonlyMap<string, ReadonlyMap<number, number>> | undefined,
 ): ResolvedGateway {
   const meta = metaOf(g);
   const namespace = meta.namespace ?? '';
@@ -219,6 +244,9 @@ function resolvedGateway(
   const generation = meta.generation ?? 0;
   const address = inputs.addressOf?.(namespace, name);
   const spec = specOf<GatewaySpec>(g);
+  const mine = podPorts?.get(keyOf(namespace, name));
+  const offset = inputs.portOffset ?? 0;
+  const frontends = frontendsOf(state, (port) => (mine ? (mine.get(port) ?? 0) : port + offset));
   return {
     namespace,
     name,
@@ -227,6 +255,7 @@ function resolvedGateway(
     ...(address === undefined ? {} : { address }),
     conditions: gatewayConditions(spec, state.listeners, address, generation),
     listeners: state.listeners.map((l) => listenerStatus(l, state.attached.get(l.name) ?? 0)),
-    frontends: frontendsOf(state, inputs.portOffset ?? 0),
+    frontends,
+    ...(inputs.serviceMode ? { service: serviceOf(name, inputs.serviceMode.type, frontends) } : {}),
   };
 }

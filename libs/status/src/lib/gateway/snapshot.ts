@@ -1,6 +1,13 @@
 import { poolAddresses } from './addresses.js';
-import { keyOf, metaOf } from './common.js';
+import { byKey, keyOf, metaOf } from './common.js';
 import { resolveGateways } from './resolve.js';
+import {
+  gatewayServiceName,
+  parsePortRange,
+  SERVICE_TYPES,
+  type GatewayServiceType,
+  type PortRange,
+} from './service-ports.js';
 import type { GatewayInputs, GatewayModel } from './types.js';
 
 /** The watched-resource names the resolver reads (a config watches those it needs). */
@@ -15,6 +22,8 @@ export const GATEWAY_WATCHED = {
   namespaces: 'namespaces',
 } as const;
 
+export const DEFAULT_SERVICE_PORT_RANGE = '20000-29999';
+
 export const DEFAULT_GATEWAY_CONTROLLER = 'haproxy-haptic.org/gateway-controller';
 
 /** The resolver's settings, read from templatingSettings.extraContext. */
@@ -27,6 +36,41 @@ export interface GatewaySettings {
   readonly addressPool?: string;
   /** `gateway_addresses`: fixed address per "namespace/name" (wins over the pool). */
   readonly addresses: Readonly<Record<string, string>>;
+  /**
+   * `gateway_service_type` (`ClusterIP`, `NodePort`, `LoadBalancer`; "" = off): Service per
+   * Gateway, each Gateway's listeners on their own pod ports from `gateway_service_port_range`.
+   */
+  readonly services?: { readonly type: GatewayServiceType; readonly range: PortRange };
+}
+
+function servicesSetting(extra: Readonly<Record<string, unknown>>): GatewaySettings['services'] {
+  const type = stringOr(extra['gateway_service_type'], '', 'gateway_service_type');
+  if (!type) return undefined;
+  if (!(SERVICE_TYPES as readonly string[]).includes(type))
+    throw new TypeError(
+      `extraContext.gateway_service_type "${type}" must be one of ${SERVICE_TYPES.join(', ')} or ""`,
+    );
+  const range = stringOr(
+    extra['gateway_service_port_range'],
+    DEFAULT_SERVICE_PORT_RANGE,
+    'gateway_service_port_range',
+  );
+  return { type: type as GatewayServiceType, range: parsePortRange(range) };
+}
+
+interface ServiceLike {
+  readonly spec?: { readonly clusterIP?: string };
+  readonly status?: {
+    readonly loadBalancer?: { readonly ingress?: readonly { ip?: string; hostname?: string }[] };
+  };
+}
+
+/** A Service's address as clients reach it: its first LoadBalancer ingress, else its cluster IP. */
+export function serviceAddress(svc: object | undefined): string | undefined {
+  const s = svc as ServiceLike | undefined;
+  const lb = s?.status?.loadBalancer?.ingress?.[0];
+  const ip = lb?.ip || lb?.hostname || s?.spec?.clusterIP;
+  return ip && ip !== 'None' ? ip : undefined;
 }
 
 function stringOr(v: unknown, fallback: string, field: string): string {
@@ -47,6 +91,7 @@ export function gatewaySettings(extra: Readonly<Record<string, unknown>>): Gatew
     if (typeof v !== 'string')
       throw new TypeError(`extraContext.gateway_addresses["${k}"] must be a string`);
   const pool = stringOr(extra['gateway_address_pool'], '', 'gateway_address_pool');
+  const services = servicesSetting(extra);
   return {
     controllerName: stringOr(
       extra['gateway_controller_name'],
@@ -56,6 +101,7 @@ export function gatewaySettings(extra: Readonly<Record<string, unknown>>): Gatew
     portOffset: offset,
     ...(pool ? { addressPool: pool } : {}),
     addresses: addresses as Record<string, string>,
+    ...(services ? { services } : {}),
   };
 }
 
@@ -79,6 +125,12 @@ export function gatewayModelOf(
         gateways.map((g) => keyOf(metaOf(g).namespace ?? '', metaOf(g).name ?? '')),
       )
     : undefined;
+  const services = read(w.services);
+  const svcByKey = byKey(services);
+  const addressOf = s.services
+    ? (ns: string, name: string) =>
+        serviceAddress(svcByKey.get(keyOf(ns, gatewayServiceName(name))))
+    : (ns: string, name: string) => s.addresses[keyOf(ns, name)] ?? pool?.get(keyOf(ns, name));
   const inputs: GatewayInputs = {
     controllerName: s.controllerName,
     gatewayClasses: read(w.gatewayClasses),
@@ -86,11 +138,12 @@ export function gatewayModelOf(
     httpRoutes: read(w.httpRoutes),
     grpcRoutes: read(w.grpcRoutes),
     referenceGrants: read(w.referenceGrants),
-    services: read(w.services),
+    services,
     secrets: read(w.secrets),
     namespaces: read(w.namespaces),
     portOffset: s.portOffset,
-    addressOf: (ns, name) => s.addresses[keyOf(ns, name)] ?? pool?.get(keyOf(ns, name)),
+    addressOf,
+    ...(s.services ? { serviceMode: s.services } : {}),
   };
   return resolveGateways(inputs);
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { keyOf, metaOf } from './common.js';
 import { type GatewayCondition, type GatewayModel, type RouteKind } from './types.js';
 
@@ -105,7 +106,9 @@ function gatewayWrites(
     const current = find(objects.gateways, g.namespace, g.name);
     const oldListeners = current?.status?.listeners ?? [];
     const status = {
-      addresses: g.address ? [{ type: 'IPAddress', value: g.address }] : [],
+      addresses: g.address
+        ? [{ type: isIP(g.address) ? 'IPAddress' : 'Hostname', value: g.address }]
+        : [],
       conditions: timed(g.conditions, current?.status?.conditions, now),
       listeners: g.listeners.map((l) => ({
         name: l.name,

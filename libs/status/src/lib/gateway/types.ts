@@ -1,3 +1,5 @@
+import type { GatewayServiceType, PortRange } from './service-ports.js';
+
 /** Gateway API objects as the index holds them (only the fields the resolver reads). */
 export interface Meta {
   readonly name?: string;
@@ -41,6 +43,11 @@ export interface GatewayInputs {
   readonly portOffset?: number;
   /** The address a Gateway is served on (status.addresses), or undefined when none is assigned. */
   readonly addressOf?: (namespace: string, name: string) => string | undefined;
+  /**
+   * Service-per-Gateway mode: each Gateway's listener ports get their own pod ports from this
+   * range (HAProxy binds those on the pod address) and a Service of this type maps them back.
+   */
+  readonly serviceMode?: { readonly type: GatewayServiceType; readonly range: PortRange };
 }
 
 export interface NamespacedName {
@@ -106,7 +113,7 @@ export type ResolvedCertificate = NamespacedName;
 export interface GatewayFrontend {
   /** The listener port as the Gateway declares it. */
   readonly port: number;
-  /** The port HAProxy binds (port + portOffset). */
+  /** The port HAProxy binds (port + portOffset; the assigned pod port in Service mode). */
   readonly bindPort: number;
   readonly protocol: 'HTTP' | 'HTTPS';
   readonly listeners: readonly string[];
@@ -128,6 +135,19 @@ export interface ResolvedGateway extends NamespacedName {
   readonly conditions: readonly GatewayCondition[];
   readonly listeners: readonly ListenerStatus[];
   readonly frontends: readonly GatewayFrontend[];
+  /** Service-per-Gateway mode: the Service the controller keeps for this Gateway. */
+  readonly service?: GatewayService;
+}
+
+/** The Service of one Gateway: its listener ports onto the Gateway's pod ports. */
+export interface GatewayService {
+  readonly name: string;
+  readonly type: GatewayServiceType;
+  readonly ports: readonly {
+    readonly name: string;
+    readonly port: number;
+    readonly targetPort: number;
+  }[];
 }
 
 export interface GatewayClassStatus {
