@@ -108,12 +108,13 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
    */
   private async services(
     model: GatewayModel,
-    gateways: readonly object[],
     services: readonly object[],
     podSelector: GatewaySnapshot['podSelector'],
   ): Promise<void> {
     const selector = podSelector?.matchLabels ?? {};
-    const writes = gatewayServiceWrites(model, gateways, services, selector);
+    // in the HAProxy pods' namespace (the config's), where the selector finds them
+    const namespace = this.options.config.namespace;
+    const writes = gatewayServiceWrites(model, namespace, services, selector);
     const selectable =
       Object.keys(selector).length > 0 && (podSelector?.matchExpressions ?? []).length === 0;
     for (const write of writes) {
@@ -149,7 +150,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
       httpRoutes: read(w.httpRoutes),
       grpcRoutes: read(w.grpcRoutes),
     };
-    await this.services(model, objects.gateways, read(w.services), snap.podSelector);
+    await this.services(model, read(w.services), snap.podSelector);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     for (const write of gatewayStatusWrites(model, objects, now)) {
       if (!this.leading) return;

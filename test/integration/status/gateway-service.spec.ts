@@ -12,7 +12,7 @@ const CONTROLLER = 'haproxy-haptic.org/gateway-controller';
 const SELECTOR = { 'app.kubernetes.io/component': 'loadbalancer' };
 
 interface Svc {
-  metadata: { name: string; ownerReferences?: { kind: string; name: string; uid: string }[] };
+  metadata: { name: string; annotations?: Record<string, string> };
   spec: {
     type: string;
     clusterIP: string;
@@ -23,8 +23,9 @@ interface Svc {
 
 /**
  * Service per Gateway, through the leader's GatewayStatusWriter and the real client against
- * kube-sim: the Service appears with the Gateway's pod ports, status.addresses names its cluster
- * IP, a second pass writes nothing, and the Service goes when its Gateway does.
+ * kube-sim: the Service appears beside the HAProxy pods (the config's namespace) with the
+ * Gateway's pod ports, status.addresses names its cluster IP, a further pass writes nothing, and
+ * the Service goes when its Gateway does.
  */
 describe('Service per Gateway against kube-sim', () => {
   let sim: KubeSim;
@@ -43,7 +44,7 @@ describe('Service per Gateway against kube-sim', () => {
     await writer.stopLeading(new AbortController().signal);
   };
   const services = async () =>
-    (await items('/api/v1/namespaces/infra/services')) as unknown as Svc[];
+    (await items('/api/v1/namespaces/haptic/services')) as unknown as Svc[];
 
   beforeAll(async () => {
     sim = await KubeSim.start({
@@ -103,6 +104,7 @@ describe('Service per Gateway against kube-sim', () => {
     );
     await sim.apply([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'infra' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'haptic' } },
       {
         apiVersion: G,
         kind: 'GatewayClass',
@@ -135,16 +137,11 @@ describe('Service per Gateway against kube-sim', () => {
     ).status;
 
   it('creates the Service, then reports its address, and writes nothing more once all match', async () => {
-    const gw = await get<{ metadata: { uid: string } }>(
-      '/apis/gateway.networking.k8s.io/v1/namespaces/infra/gateways/gw',
-    );
     await pass(); // creates the Service; no address yet in this snapshot
     const [svc, ...others] = await services();
     expect(others).toEqual([]);
-    expect(svc?.metadata.name).toBe('gw-haptic');
-    expect(svc?.metadata.ownerReferences).toMatchObject([
-      { kind: 'Gateway', name: 'gw', uid: gw.metadata.uid },
-    ]);
+    expect(svc?.metadata.name).toBe('gw-infra-gw');
+    expect(svc?.metadata.annotations?.['haproxy-haptic.org/gateway']).toBe('infra/gw');
     expect(svc?.spec.type).toBe('ClusterIP');
     expect(svc?.spec.selector).toEqual(SELECTOR);
     expect(svc?.spec.ports.map((p) => [p.name, p.port, p.targetPort])).toEqual([
@@ -166,14 +163,14 @@ describe('Service per Gateway against kube-sim', () => {
     expect(writes).toBe(before);
   });
 
-  it('deletes the Service when Service mode is switched off, and the owner reference collects it with the Gateway', async () => {
+  it('deletes the Service when Service mode is switched off, and when its Gateway is deleted', async () => {
     extra = {};
     await pass();
     expect(await services()).toEqual([]);
 
     extra = { gateway_service_type: 'ClusterIP', gateway_service_port_range: '20000-20099' };
     await pass();
-    expect((await services()).map((s) => s.metadata.name)).toEqual(['gw-haptic']);
+    expect((await services()).map((s) => s.metadata.name)).toEqual(['gw-infra-gw']);
     const del = await fetch(
       `${sim.url}/apis/gateway.networking.k8s.io/v1/namespaces/infra/gateways/gw`,
       {
@@ -181,10 +178,11 @@ describe('Service per Gateway against kube-sim', () => {
       },
     );
     expect(del.ok).toBe(true);
-    expect(await services()).toEqual([]); // kube-sim's garbage collector, as in a cluster
-    const before = writes;
-    await pass(); // nothing left to write: no Service to delete, none to recreate
-    expect(writes).toBe(before);
+    expect((await services()).map((s) => s.metadata.name)).toEqual(['gw-infra-gw']);
+    await pass();
     expect(await services()).toEqual([]);
+    const before = writes;
+    await pass(); // nothing left to write
+    expect(writes).toBe(before);
   });
 });

@@ -219,12 +219,13 @@ export function resolveGateways(inputs: GatewayInputs): GatewayModel {
 }
 
 function serviceOf(
+  namespace: string,
   name: string,
   type: GatewayServiceType,
   frontends: readonly GatewayFrontend[],
 ): GatewayService {
   return {
-    name: gatewayServiceName(name),
+    name: gatewayServiceName(namespace, name),
     type,
     ports: frontends.map((f) => ({ name: `port-${f.port}`, port: f.port, targetPort: f.bindPort })),
   };
@@ -256,6 +257,8 @@ function resolvedGateway(
     conditions: gatewayConditions(spec, state.listeners, address, generation),
     listeners: state.listeners.map((l) => listenerStatus(l, state.attached.get(l.name) ?? 0)),
     frontends,
-    ...(inputs.serviceMode ? { service: serviceOf(name, inputs.serviceMode.type, frontends) } : {}),
+    ...(inputs.serviceMode
+      ? { service: serviceOf(namespace, name, inputs.serviceMode.type, frontends) }
+      : {}),
   };
 }

@@ -48,12 +48,14 @@ describe('assignServicePorts', () => {
     expect(() => parsePortRange('1-70000')).toThrow(/within 1-65535/);
   });
 
-  it('names a Service as a DNS label of at most 63 characters', () => {
-    expect(gatewayServiceName('gw')).toBe('gw-haptic');
-    const long = gatewayServiceName('g'.repeat(70));
+  it('names a Service as a DNS label of at most 63 characters, by Gateway namespace and name', () => {
+    expect(gatewayServiceName('infra', 'gw')).toBe('gw-infra-gw');
+    expect(gatewayServiceName('infra', 'my.gw')).toBe('gw-infra-my-gw');
+    const long = gatewayServiceName('infra', 'g'.repeat(70));
     expect(long.length).toBeLessThanOrEqual(63);
-    expect(long).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-    expect(gatewayServiceName('g'.repeat(70))).toBe(long);
+    expect(long).toMatch(/^[a-z]([-a-z0-9]*[a-z0-9])?$/);
+    expect(gatewayServiceName('infra', 'g'.repeat(70))).toBe(long);
+    expect(gatewayServiceName('infra', 'g'.repeat(71))).not.toBe(long);
   });
 });
 
@@ -71,7 +73,7 @@ const objects = (gateways: object[], services: object[] = []) => ({
 const gw = (name: string, ports: number[]) => ({
   apiVersion: G,
   kind: 'Gateway',
-  metadata: { namespace: 'infra', name, uid: `uid-${name}`, generation: 1 },
+  metadata: { namespace: 'infra', name, generation: 1 },
   spec: {
     gatewayClassName: 'c',
     listeners: ports.map((port) => ({ name: `l${port}`, port, protocol: 'HTTP' })),
@@ -85,7 +87,15 @@ const selector = { 'app.kubernetes.io/component': 'loadbalancer' };
 describe('Service per Gateway in the model and its writes', () => {
   it('binds each Gateway on its pod ports and reports the Service address in status', () => {
     const svc = {
-      metadata: { namespace: 'infra', name: 'a-haptic' },
+      metadata: {
+        namespace: 'haptic',
+        name: 'gw-infra-a',
+        labels: {
+          'app.kubernetes.io/managed-by': 'haptic',
+          'haproxy-haptic.org/gateway-controller': controllerLabel(CONTROLLER),
+        },
+        annotations: { 'haproxy-haptic.org/gateway': 'infra/a' },
+      },
       spec: { clusterIP: '10.96.0.7' },
       status: { loadBalancer: { ingress: [{ hostname: 'lb.example.net' }] } },
     };
@@ -98,7 +108,7 @@ describe('Service per Gateway in the model and its writes', () => {
     ]);
     expect(b?.frontends.map((f) => [f.port, f.bindPort])).toEqual([[80, 20002]]);
     expect(a?.service).toEqual({
-      name: 'a-haptic',
+      name: 'gw-infra-a',
       type: 'LoadBalancer',
       ports: [
         { name: 'port-80', port: 80, targetPort: 20000 },
@@ -120,20 +130,19 @@ describe('Service per Gateway in the model and its writes', () => {
   it('creates the missing Service, then asks for nothing once it matches, and patches a drift', () => {
     const gateways = [gw('a', [80])];
     const m = modelOf(objects(gateways));
-    const [create, ...more] = gatewayServiceWrites(m, gateways, [], selector);
+    const [create, ...more] = gatewayServiceWrites(m, 'haptic', [], selector);
     expect(more).toEqual([]);
     expect(create?.op).toBe('create');
     if (create?.op !== 'create') throw new Error('expected a create');
-    expect(create.service.metadata.ownerReferences).toEqual([
-      {
-        apiVersion: G,
-        kind: 'Gateway',
-        name: 'a',
-        uid: 'uid-a',
-        controller: true,
-        blockOwnerDeletion: true,
+    expect(create.service.metadata).toEqual({
+      namespace: 'haptic',
+      name: 'gw-infra-a',
+      labels: {
+        'app.kubernetes.io/managed-by': 'haptic',
+        'haproxy-haptic.org/gateway-controller': controllerLabel(CONTROLLER),
       },
-    ]);
+      annotations: { 'haproxy-haptic.org/gateway': 'infra/a' },
+    });
     expect(create.service.spec).toEqual({
       type: 'LoadBalancer',
       selector,
@@ -149,9 +158,9 @@ describe('Service per Gateway in the model and its writes', () => {
         ports: [{ ...create.service.spec.ports[0], nodePort: 31000 }],
       },
     };
-    expect(gatewayServiceWrites(m, gateways, [stored], selector)).toEqual([]);
+    expect(gatewayServiceWrites(m, 'haptic', [stored], selector)).toEqual([]);
     const moved = modelOf(objects([gw('a', [80]), gw('0', [80])]));
-    const writes = gatewayServiceWrites(moved, [...gateways, gw('0', [80])], [stored], {
+    const writes = gatewayServiceWrites(moved, 'haptic', [stored], {
       app: 'haproxy',
     });
     expect(writes.map((w) => w.op).sort()).toEqual(['create', 'patch']);
@@ -165,8 +174,8 @@ describe('Service per Gateway in the model and its writes', () => {
   it("deletes our Service whose Gateway is gone, never another controller's", () => {
     const ours = {
       metadata: {
-        namespace: 'infra',
-        name: 'gone-haptic',
+        namespace: 'haptic',
+        name: 'gw-infra-gone',
         labels: {
           'app.kubernetes.io/managed-by': 'haptic',
           'haproxy-haptic.org/gateway-controller': controllerLabel(CONTROLLER),
@@ -175,8 +184,8 @@ describe('Service per Gateway in the model and its writes', () => {
     };
     const theirs = {
       metadata: {
-        namespace: 'infra',
-        name: 'other-haptic',
+        namespace: 'haptic',
+        name: 'gw-infra-other',
         labels: {
           'app.kubernetes.io/managed-by': 'haptic',
           'haproxy-haptic.org/gateway-controller': controllerLabel('example.com/other'),
@@ -185,12 +194,12 @@ describe('Service per Gateway in the model and its writes', () => {
     };
     const m = modelOf(objects([]));
     expect(
-      gatewayServiceWrites(m, [], [ours, theirs, { metadata: { name: 'x' } }], selector),
-    ).toEqual([{ op: 'delete', namespace: 'infra', name: 'gone-haptic' }]);
+      gatewayServiceWrites(m, 'haptic', [ours, theirs, { metadata: { name: 'x' } }], selector),
+    ).toEqual([{ op: 'delete', namespace: 'haptic', name: 'gw-infra-gone' }]);
     // Service mode switched off: the Services go too
     const off = modelOf(objects([gw('gone', [80])]), {});
-    expect(gatewayServiceWrites(off, [gw('gone', [80])], [ours], selector)).toEqual([
-      { op: 'delete', namespace: 'infra', name: 'gone-haptic' },
+    expect(gatewayServiceWrites(off, 'haptic', [ours], selector)).toEqual([
+      { op: 'delete', namespace: 'haptic', name: 'gw-infra-gone' },
     ]);
   });
 });

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** An inclusive range of pod ports, `from-to`. */
 export interface PortRange {
   readonly from: number;
@@ -45,14 +47,14 @@ export function assignServicePorts(
 export const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer'] as const;
 export type GatewayServiceType = (typeof SERVICE_TYPES)[number];
 
-/** The Service of Gateway `name` (in the Gateway's namespace): a DNS-1035 label of ≤ 63 chars. */
-export function gatewayServiceName(name: string): string {
-  const full = `${name}-haptic`;
+/**
+ * The Service of Gateway namespace/name (in the HAProxy pods' namespace, where its selector
+ * finds them): `gw-<namespace>-<name>`, a DNS-1035 label of ≤ 63 chars (dots become dashes;
+ * a longer one is cut and ends in a hash of the full name).
+ */
+export function gatewayServiceName(namespace: string, name: string): string {
+  const full = `gw-${namespace}-${name}`.replace(/\./g, '-');
   if (full.length <= 63) return full;
-  let h = 0;
-  for (const c of name) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
-  return `${name.slice(0, 47).replace(/[-.]+$/, '')}-${h.toString(16).padStart(8, '0')}`.replace(
-    /\./g,
-    '-',
-  );
+  const hash = createHash('sha256').update(`${namespace}/${name}`).digest('hex').slice(0, 10);
+  return `${full.slice(0, 52).replace(/-+$/, '')}-${hash}`;
 }

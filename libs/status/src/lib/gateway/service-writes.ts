@@ -1,19 +1,11 @@
 import { createHash } from 'node:crypto';
-import { keyOf, metaOf } from './common.js';
-import { GATEWAY_GROUP, type GatewayModel } from './types.js';
+import { keyOf } from './common.js';
+import type { GatewayModel } from './types.js';
 
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
-export const GATEWAY_LABEL = 'haproxy-haptic.org/gateway';
 export const CONTROLLER_LABEL = 'haproxy-haptic.org/gateway-controller';
-
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller: boolean;
-  blockOwnerDeletion: boolean;
-}
+/** On a Service kept for a Gateway: the Gateway's "namespace/name". */
+export const GATEWAY_ANNOTATION = 'haproxy-haptic.org/gateway';
 
 /** A Service the controller keeps for a Gateway, as it should be. */
 export interface DesiredService {
@@ -21,7 +13,7 @@ export interface DesiredService {
     readonly namespace: string;
     readonly name: string;
     readonly labels: Readonly<Record<string, string>>;
-    readonly ownerReferences: OwnerReference[];
+    readonly annotations: Readonly<Record<string, string>>;
   };
   readonly spec: {
     readonly type: string;
@@ -46,7 +38,7 @@ interface ServiceLike {
     readonly namespace?: string;
     readonly name?: string;
     readonly labels?: Readonly<Record<string, string>>;
-    readonly ownerReferences?: readonly { readonly uid?: string }[];
+    readonly annotations?: Readonly<Record<string, string>>;
   };
   readonly spec?: {
     readonly type?: string;
@@ -65,46 +57,44 @@ export function controllerLabel(controllerName: string): string {
   return createHash('sha256').update(controllerName).digest('hex').slice(0, 16);
 }
 
+/** Whether a Service is one this controller keeps for a Gateway. */
+export function isOurs(svc: object, controllerName: string): boolean {
+  const labels = (svc as ServiceLike).metadata?.labels ?? {};
+  return (
+    labels[MANAGED_BY] === 'haptic' && labels[CONTROLLER_LABEL] === controllerLabel(controllerName)
+  );
+}
+
+/** The Gateway ("namespace/name") a Service of ours is kept for. */
+export function gatewayOf(svc: object): string | undefined {
+  return (svc as ServiceLike).metadata?.annotations?.[GATEWAY_ANNOTATION];
+}
+
 function desired(
   model: GatewayModel,
-  gateways: readonly object[],
+  namespace: string,
   selector: Readonly<Record<string, string>>,
 ): DesiredService[] {
-  const uids = new Map(
-    gateways.map((g) => {
-      const m = metaOf(g) as { namespace?: string; name?: string; uid?: string };
-      return [keyOf(m.namespace ?? '', m.name ?? ''), m.uid] as const;
-    }),
-  );
   const label = controllerLabel(model.controllerName);
-  return model.gateways.flatMap((g) => {
-    const uid = uids.get(keyOf(g.namespace, g.name));
-    if (!g.service || !uid) return [];
-    return [
-      {
-        metadata: {
-          namespace: g.namespace,
-          name: g.service.name,
-          labels: { [MANAGED_BY]: 'haptic', [GATEWAY_LABEL]: g.name, [CONTROLLER_LABEL]: label },
-          ownerReferences: [
-            {
-              apiVersion: `${GATEWAY_GROUP}/v1`,
-              kind: 'Gateway',
-              name: g.name,
-              uid,
-              controller: true,
-              blockOwnerDeletion: true,
+  return model.gateways.flatMap((g) =>
+    g.service
+      ? [
+          {
+            metadata: {
+              namespace,
+              name: g.service.name,
+              labels: { [MANAGED_BY]: 'haptic', [CONTROLLER_LABEL]: label },
+              annotations: { [GATEWAY_ANNOTATION]: keyOf(g.namespace, g.name) },
             },
-          ],
-        },
-        spec: {
-          type: g.service.type,
-          selector: { ...selector },
-          ports: g.service.ports.map((p) => ({ ...p, protocol: 'TCP' as const })),
-        },
-      },
-    ];
-  });
+            spec: {
+              type: g.service.type,
+              selector: { ...selector },
+              ports: g.service.ports.map((p) => ({ ...p, protocol: 'TCP' as const })),
+            },
+          },
+        ]
+      : [],
+  );
 }
 
 function sameMap(a: Readonly<Record<string, string>> = {}, b: Readonly<Record<string, string>>) {
@@ -118,8 +108,7 @@ function upToDate(have: ServiceLike, want: DesiredService): boolean {
   const ports = have.spec?.ports ?? [];
   return (
     Object.entries(want.metadata.labels).every(([k, v]) => labels[k] === v) &&
-    have.metadata?.ownerReferences?.length === 1 &&
-    have.metadata.ownerReferences[0]?.uid === want.metadata.ownerReferences[0]?.uid &&
+    gatewayOf(have) === want.metadata.annotations[GATEWAY_ANNOTATION] &&
     have.spec?.type === want.spec.type &&
     sameMap(have.spec.selector, want.spec.selector) &&
     ports.length === want.spec.ports.length &&
@@ -136,24 +125,24 @@ function upToDate(have: ServiceLike, want: DesiredService): boolean {
 }
 
 /**
- * Service-per-Gateway: the creates, patches and deletes that make the Services match the model
- * — none when they already do. A Service is ours when it carries this controller's label; one
- * whose Gateway is gone, no longer ours, or no longer in Service mode is deleted.
+ * Service-per-Gateway: the creates, patches and deletes that make the Services in `namespace`
+ * (the HAProxy pods', so that `selector` finds them) match the model — none when they already
+ * do. A Service is ours when it carries this controller's labels; one of ours whose Gateway is
+ * gone, no longer ours, or no longer in Service mode is deleted; others are never touched.
  */
 export function gatewayServiceWrites(
   model: GatewayModel,
-  gateways: readonly object[],
+  namespace: string,
   services: readonly object[],
   selector: Readonly<Record<string, string>>,
 ): ServiceWrite[] {
-  const label = controllerLabel(model.controllerName);
   const have = new Map(
     (services as ServiceLike[]).map((s) => [
       keyOf(s.metadata?.namespace ?? '', s.metadata?.name ?? ''),
       s,
     ]),
   );
-  const want = desired(model, gateways, selector);
+  const want = desired(model, namespace, selector);
   const wanted = new Set(want.map((d) => keyOf(d.metadata.namespace, d.metadata.name)));
   const writes: ServiceWrite[] = [];
   for (const d of want) {
@@ -166,15 +155,12 @@ export function gatewayServiceWrites(
         staleSelector: Object.keys(h.spec?.selector ?? {}).filter((k) => !(k in d.spec.selector)),
       });
   }
-  for (const [key, s] of have) {
-    const labels = s.metadata?.labels ?? {};
-    if (labels[CONTROLLER_LABEL] !== label || labels[MANAGED_BY] !== 'haptic') continue;
-    if (!wanted.has(key))
+  for (const [key, s] of have)
+    if (isOurs(s, model.controllerName) && !wanted.has(key))
       writes.push({
         op: 'delete',
         namespace: s.metadata?.namespace ?? '',
         name: s.metadata?.name ?? '',
       });
-  }
   return writes;
 }

@@ -1,8 +1,8 @@
 import { poolAddresses } from './addresses.js';
-import { byKey, keyOf, metaOf } from './common.js';
+import { keyOf, metaOf } from './common.js';
 import { resolveGateways } from './resolve.js';
+import { gatewayOf, isOurs } from './service-writes.js';
 import {
-  gatewayServiceName,
   parsePortRange,
   SERVICE_TYPES,
   type GatewayServiceType,
@@ -126,10 +126,11 @@ export function gatewayModelOf(
       )
     : undefined;
   const services = read(w.services);
-  const svcByKey = byKey(services);
+  const kept = new Map<string, object>();
+  for (const svc of services)
+    if (isOurs(svc, s.controllerName)) kept.set(gatewayOf(svc) ?? '', svc);
   const addressOf = s.services
-    ? (ns: string, name: string) =>
-        serviceAddress(svcByKey.get(keyOf(ns, gatewayServiceName(name))))
+    ? (ns: string, name: string) => serviceAddress(kept.get(keyOf(ns, name)))
     : (ns: string, name: string) => s.addresses[keyOf(ns, name)] ?? pool?.get(keyOf(ns, name));
   const inputs: GatewayInputs = {
     controllerName: s.controllerName,
