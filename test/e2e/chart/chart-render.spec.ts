@@ -260,7 +260,10 @@ describe('helm template of the chart', () => {
       /^[A-Za-z0-9]{32}$/,
     );
     const ms = template({ 'credentials.existingSecret': 'mine' });
-    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([]);
+    // Only the webhook's certificate is left among the Secrets: no credentials are generated.
+    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([
+      'edge-haptic-webhook-tls',
+    ]);
     expect(find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.credentialsSecretRef).toEqual({
       name: 'mine',
       namespace: 'haptic',
