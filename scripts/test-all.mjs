@@ -41,7 +41,8 @@ const conformance = {
 
 /**
  * The Gateway API conformance suite, a short run of it: three GATEWAY-HTTP core cases (status,
- * routing, a redirect). `npm run conformance -- --suite gateway-api` runs every case.
+ * routing, a redirect) and one GATEWAY-GRPC core case (gRPC over h2c, UNIMPLEMENTED for no match).
+ * `npm run conformance -- --suite gateway-api` runs every case.
  */
 const gatewayConformance = {
   name: 'conformance-gateway',
@@ -49,6 +50,7 @@ const gatewayConformance = {
     'HTTPRouteSimpleSameNamespace',
     'HTTPRouteExactPathMatching',
     'HTTPRouteRedirectHostAndStatus',
+    'GRPCExactMethodMatching',
   ],
 };
 

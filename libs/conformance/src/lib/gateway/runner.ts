@@ -5,6 +5,8 @@ import { generateCertificate, type KubeObject } from '#kube-sim';
 import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
 import { GATEWAY_CASES, type GatewayCase, type RouteCheck } from './cases.js';
 import { consecutive, judgeReply, judgeShares, type HttpExpectation } from './judge.js';
+import { GRPC_CASES } from './grpc-cases.js';
+import { grpcSuiteSecrets, grpcTraffic, isGrpcCase } from './grpc-run.js';
 
 /** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
 export const GATEWAY_PORT_OFFSET = 10_000;
@@ -59,8 +61,8 @@ function pathOf(o: KubeObject): string {
   return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
 }
 
-/** The base fixture's backends the HTTP cases use (the TLS/TCP backends need Secrets this runner does not create; no gRPC case runs yet). */
-const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
+/** The base fixture's backends the cases use (the TLS/TCP backends need Secrets this runner does not create). */
+const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend|grpc-infra-backend-v[123])$/;
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
 
@@ -95,7 +97,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     kubeSimManifests: CRDS.map((c) => join(DIR(), 'crds', `gateway.networking.k8s.io_${c}.yaml`)),
     log,
   });
-  const base = manifests('base/manifests.yaml').filter(isUsed);
+  const base = [...(await grpcSuiteSecrets()), ...manifests('base/manifests.yaml').filter(isUsed)];
   await stack.apply([
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -265,6 +267,7 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       addresses.set(g, await gatewayAddress(stack, g));
     for (const r of c.routes) await routeSettled(stack, r);
     if (c.attached) await attachedSettled(stack, c.attached);
+    if (isGrpcCase(c)) return await grpcTraffic({ addresses, port: 80 + GATEWAY_PORT_OFFSET }, c);
     for (const x of c.requests) {
       const address = addresses.get(x.gateway ?? 'same-namespace');
       if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
@@ -304,8 +307,9 @@ export async function runGatewaySuite(
   progress: (c: GatewayCaseReport) => void = () => undefined,
   log: (l: string) => void = () => undefined,
 ): Promise<GatewaySuiteReport> {
-  const cases = names?.length ? GATEWAY_CASES.filter((c) => names.includes(c.name)) : GATEWAY_CASES;
-  const unknown = (names ?? []).filter((n) => !GATEWAY_CASES.some((c) => c.name === n));
+  const all = [...GATEWAY_CASES, ...GRPC_CASES];
+  const cases = names?.length ? all.filter((c) => names.includes(c.name)) : all;
+  const unknown = (names ?? []).filter((n) => !all.some((c) => c.name === n));
   if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);
   const stack = await startStack(log);
   const reports: GatewayCaseReport[] = [];
