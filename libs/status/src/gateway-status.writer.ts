@@ -120,7 +120,11 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     for (const write of writes) {
       if (!this.leading) return;
       if (write.op !== 'delete' && !selectable) {
-        this.failed(new Error('Service per Gateway needs a podSelector of matchLabels only'));
+        this.failed(
+          new Error(
+            `HAProxyTemplateConfig ${namespace}/${this.options.config.name}: spec.podSelector must be matchLabels only (no matchExpressions) for extraContext.gateway_service_type; Service ${describe(write)} not written`,
+          ),
+        );
         continue;
       }
       try {
