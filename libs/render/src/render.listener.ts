@@ -51,6 +51,8 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
   private podsKnown = false;
   private renderDeferred = false;
   private seedTimer: NodeJS.Timeout | undefined;
+  /** The render under way (renders give way to the event loop, so they must not overlap). */
+  private rendering: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -171,8 +173,17 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     return true;
   }
 
-  /** Renders the current snapshot and publishes the outcome. */
-  async renderNow(): Promise<void> {
+  /**
+   * Renders the current snapshot and publishes the outcome, after any render under way: a render
+   * gives way to the event loop (lease renewal, watches) while it works, one at a time.
+   */
+  renderNow(): Promise<void> {
+    const run = this.rendering.then(() => this.renderOne());
+    this.rendering = run.catch(() => undefined);
+    return run;
+  }
+
+  private async renderOne(): Promise<void> {
     // The trigger may be handled before the config.current handler: compile the config in force.
     const config = this.bus.getState('config.current');
     if (!config || !(await this.compileFor(config)) || !this.service.ready) return;
@@ -191,7 +202,7 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     }
     const started = performance.now();
     const snapshot = await this.source.snapshot();
-    const result = this.service.render(snapshot, {
+    const result = await this.service.renderYielding(snapshot, {
       controller: { haproxy_pods: this.pods, is_leader: this.leading !== undefined },
       ...(this.previous ? { previous: this.previous } : {}),
     });

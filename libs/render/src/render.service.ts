@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { TemplateConfig } from '#core';
 import { compileTemplates, type CompiledTemplates } from './lib/compile.js';
 import { contextProviders } from './lib/registry.js';
-import { render } from './lib/render.js';
+import { render, renderYielding, type YieldOptions } from './lib/render.js';
 import type {
   ContextProvider,
   RenderInputs,
@@ -73,5 +73,18 @@ export class RenderService {
   render(snapshot: RenderSnapshot, inputs: Omit<RenderInputs, 'providers'> = {}): RenderResult {
     if (!this.compiled) throw new NoTemplatesError('no template config has compiled yet');
     return render(this.compiled, snapshot, inputs);
+  }
+
+  /**
+   * `render`, giving way to the event loop during a long render (the leader's lease renewal
+   * must not wait for it). Calls must not overlap (the render listener runs one at a time).
+   */
+  async renderYielding(
+    snapshot: RenderSnapshot,
+    inputs: Omit<RenderInputs, 'providers'> = {},
+    options: YieldOptions = {},
+  ): Promise<RenderResult> {
+    if (!this.compiled) throw new NoTemplatesError('no template config has compiled yet');
+    return renderYielding(this.compiled, snapshot, inputs, options);
   }
 }

@@ -281,10 +281,38 @@ async function check(config: TemplateConfig, compiled: CompiledTemplates, ops: r
 /** How many renders succeeded and how many objects were quarantined (the test covers both). */
 const rendered = { ok: 0, withServers: 0, withCertificates: 0, quarantined: 0, dryRuns: 0 };
 
+/**
+ * The library with an operator's extension (a `frontend-http-*` snippet) whose fragments read
+ * what the library's own never read: whole lists (`resources.<name>.size`, element fields) and a
+ * context provider's value (`ingress`). Their dependency checks (`list:*`, `global:ingress`) are
+ * exercised only through it.
+ */
+function withExtension(library: TemplateConfig): TemplateConfig {
+  const snippet = (template: string) => ({ template });
+  const spec = {
+    ...library.spec,
+    templateSnippets: {
+      ...library.spec.templateSnippets,
+      // two fragments: a provider's value never reads the same, so a fragment that read one is
+      // always rendered again, whatever else it read
+      'frontend-http-900-counts': snippet(
+        '{%- render "test-lists" -%}{%- render "test-served" -%}',
+      ),
+      'test-lists': snippet(
+        '\n  # {{ resources.secrets.size }} Secrets, Services {{ resources.services | map: "metadata" | map: "name" | join: "," }}',
+      ),
+      'test-served': snippet(
+        '\n  # served: {% for i in ingress.served %}{{ i.metadata.namespace }}/{{ i.metadata.name }} {% endfor %}',
+      ),
+    },
+  };
+  return { ...library, spec };
+}
+
 describe('incremental rendering of the Ingress library', () => {
   let config: TemplateConfig;
   beforeAll(async () => {
-    config = await loadIngressLibrary(process.cwd());
+    config = withExtension(await loadIngressLibrary(process.cwd()));
     Object.assign(PEM, await generateCertificate({ dnsNames: ['h0.example.com'] }));
   }, 60_000);
 

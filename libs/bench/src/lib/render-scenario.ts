@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { TemplateConfig } from '#core';
 import { ResourceIndex, type IndexSnapshot, type KubeObject } from '#index';
 import { RenderService, type RenderedOutputs, type RenderResult } from '#render';
@@ -46,10 +46,10 @@ function rendered(result: RenderResult, what: string): RenderedOutputs {
 }
 
 /** Wall-clock ms of `fn`, and the CPU ms this process spent on it (less sensitive to load). */
-function timed<T>(fn: () => T): [T, number, number] {
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number, number]> {
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const value = fn();
+  const value = await fn();
   const used = process.cpuUsage(cpu);
   return [value, performance.now() - started, (used.user + used.system) / 1000];
 }
@@ -61,21 +61,37 @@ function serviceFor(config: TemplateConfig): RenderService {
   return service;
 }
 
-/** Full renders, each by a freshly compiled renderer (nothing carried over), steady-state inputs. */
-function fullRenders(config: TemplateConfig, snapshot: IndexSnapshot, reps: number) {
+/**
+ * Full renders, each by a freshly compiled renderer (nothing carried over), steady-state inputs.
+ * Timed renders give way to the event loop as the controller's do (`renderYielding`).
+ */
+async function fullRenders(config: TemplateConfig, snapshot: IndexSnapshot, reps: number) {
   const first = rendered(serviceFor(config).render(snapshot), 'first render');
   const previous = { haproxyConfig: first.haproxyConfig, maps: first.maps };
   const samples: number[] = [];
   const cpus: number[] = [];
   let outputs = first;
+  // How long the event loop waited at most during a render (what a lease renewal would wait).
+  const blocked = monitorEventLoopDelay({ resolution: 5 });
+  const blocks: number[] = [];
   for (let r = 0; r < reps; r++) {
     const service = serviceFor(config);
-    const [result, ms, cpu] = timed(() => service.render(snapshot, { previous }));
+    blocked.reset();
+    blocked.enable();
+    const [result, ms, cpu] = await timed(() => service.renderYielding(snapshot, { previous }));
+    blocked.disable();
+    blocks.push(blocked.max / 1e6);
     outputs = rendered(result, 'full render');
     samples.push(ms);
     cpus.push(cpu);
   }
-  return { outputs, previous, ms: median(samples), cpu: median(cpus) };
+  return {
+    outputs,
+    previous,
+    ms: median(samples),
+    cpu: median(cpus),
+    longestBlock: median(blocks),
+  };
 }
 
 /**
@@ -100,7 +116,7 @@ async function changeRenders(
   for (let r = 0; r < reps; r++) {
     index.upsert('ingresses', ingressAt(target, world, r + 1) as KubeObject);
     const snapshot = await index.snapshot();
-    const [result, ms, cpu] = timed(() => service.render(snapshot, { previous }));
+    const [result, ms, cpu] = await timed(() => service.renderYielding(snapshot, { previous }));
     rendered(result, 'one-Ingress change');
     samples.push(ms);
     cpus.push(cpu);
@@ -147,11 +163,12 @@ export async function renderScenario(opts: RenderScenarioOptions): Promise<Figur
     const index = indexOf(opts.config, { ...objects });
     const snapshot = await index.snapshot();
     log(`n=${n}: full render x${reps}`);
-    const full = fullRenders(opts.config, snapshot, reps);
+    const full = await fullRenders(opts.config, snapshot, reps);
     const add = (name: string, value: number, unit: Figure['unit']): void =>
       void figures.push({ name, value, unit, n });
     add('render.full', full.ms, 'ms');
     add('render.full.cpu', full.cpu, 'ms');
+    add('render.full.longest-event-loop-block', full.longestBlock, 'ms');
     log(`n=${n}: one-Ingress change x${reps}`);
     const change = await changeRenders(opts.config, index, world, reps);
     add('render.one-ingress-change', change.ms, 'ms');

@@ -9,6 +9,7 @@ import {
   type Liquid,
   type Template,
 } from 'liquidjs';
+import { PAUSE } from './drive.js';
 import { Recorder, type Fragment, type FragmentSession } from './fragments.js';
 import { items } from './ingress/liquid-values.js';
 import { innermostError, problemFrom } from './problems.js';
@@ -165,7 +166,10 @@ export class FragmentRenderTag extends RenderTag {
     // An item refused because of one watched object does not stop the loop: every such object
     // is reported at once, so quarantining several costs one more render, not one each.
     const refused: RenderProblem[] = [];
+    const pacer = stateOf(ctx).pacer;
     for (let index = 0; index < collection.length; index++) {
+      // A long list gives way to the event loop between items (a yielding render only).
+      if (pacer?.due() === true) yield PAUSE;
       const scope = { ...params, [loop.alias]: collection[index] };
       const at = { index, length: collection.length, name };
       try {

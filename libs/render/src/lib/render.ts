@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { CompiledTemplate, CompiledTemplates } from './compile.js';
+import { DEFAULT_SLICE_MS, PAUSE, Pacer, driveSync, driveYielding } from './drive.js';
 import {
   fragmentCacheOf,
   recordGlobals,
@@ -27,6 +28,8 @@ import type {
 
 /** How many objects one render may quarantine before it gives up. */
 export const DEFAULT_MAX_QUARANTINE = 10;
+
+type Gen<T> = Generator<unknown, T, unknown>;
 
 type Attempt =
   | { readonly ok: true; readonly outputs: RenderedOutputs }
@@ -148,17 +151,18 @@ function sorted(map: ReadonlyMap<string, string>): Record<string, string> {
   return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function renderTemplate(
+function* renderTemplate(
   compiled: CompiledTemplates,
   t: CompiledTemplate,
   globals: object,
   deadline: number,
-): string {
+): Gen<string> {
   const engine = t.escaped ? compiled.escapedEngine : compiled.plainEngine;
   const options = Number.isFinite(deadline)
-    ? { globals, renderLimit: Math.max(0, deadline - performance.now()) }
-    : { globals };
-  return engine.renderSync([...t.parsed], {}, options) as string;
+    ? { globals, renderLimit: Math.max(0, deadline - performance.now()), sync: true }
+    : { globals, sync: true };
+  // As `renderSync`, but driven by `drive.ts` (which may give way at a PAUSE).
+  return (yield* engine._render([...t.parsed], {}, options)) as string;
 }
 
 function collect(
@@ -235,12 +239,13 @@ function sessionFor(
   return new FragmentSession(cache, snapshot, signer, inputs.reuseOnly === true);
 }
 
-function renderOnce(
+function* renderOnce(
   compiled: CompiledTemplates,
   view: RenderSnapshot,
   inputs: RenderInputs,
   cache: FragmentCache | undefined,
-): Attempt {
+  pacer: Pacer | undefined,
+): Gen<Attempt> {
   const fragments = cache ? sessionFor(cache, compiled, view, inputs) : undefined;
   const state: RenderState = {
     snapshot: fragments ? recordingSnapshot(view, fragments) : view,
@@ -250,6 +255,7 @@ function renderOnce(
     certificates: new Map(),
     crtLists: new Map(),
     ...(fragments ? { fragments } : {}),
+    ...(pacer ? { pacer } : {}),
   };
   let globals: object;
   try {
@@ -260,8 +266,9 @@ function renderOnce(
   const rendered = new Map<CompiledTemplate, string>();
   const deadline = performance.now() + (inputs.timeLimitMs ?? Infinity);
   for (const t of compiled.templates) {
+    if (pacer?.due() === true) yield PAUSE;
     try {
-      rendered.set(t, renderTemplate(compiled, t, globals, deadline));
+      rendered.set(t, yield* renderTemplate(compiled, t, globals, deadline));
     } catch (err) {
       return { ok: false, problems: problemsOf(err, t.label) };
     }
@@ -290,6 +297,37 @@ export function render(
   snapshot: RenderSnapshot,
   inputs: RenderInputs = {},
 ): RenderResult {
+  return driveSync(renderAttempts(compiled, snapshot, inputs, undefined));
+}
+
+/** How a yielding render gives way. */
+export interface YieldOptions {
+  /** Work (ms) between two turns of the event loop; default DEFAULT_SLICE_MS. */
+  readonly sliceMs?: number;
+}
+
+/**
+ * `render`, giving way to the event loop after every `sliceMs` of work (between fragments of a
+ * `render … for` list, between templates and between quarantine attempts), so timers and I/O
+ * (the leader's lease renewal) run during a long render. Same outputs as `render`. Renders of
+ * one compiled config must not overlap (the caller runs one at a time).
+ */
+export function renderYielding(
+  compiled: CompiledTemplates,
+  snapshot: RenderSnapshot,
+  inputs: RenderInputs = {},
+  options: YieldOptions = {},
+): Promise<RenderResult> {
+  const pacer = new Pacer(options.sliceMs ?? DEFAULT_SLICE_MS);
+  return driveYielding(renderAttempts(compiled, snapshot, inputs, pacer), () => pacer.restart());
+}
+
+function* renderAttempts(
+  compiled: CompiledTemplates,
+  snapshot: RenderSnapshot,
+  inputs: RenderInputs,
+  pacer: Pacer | undefined,
+): Gen<RenderResult> {
   const max = inputs.maxQuarantine ?? DEFAULT_MAX_QUARANTINE;
   const cache = inputs.incremental === false ? undefined : fragmentCacheOf(compiled);
   const keeps = cache !== undefined && inputs.reuseOnly !== true;
@@ -298,7 +336,8 @@ export function render(
   const quarantined: QuarantinedObject[] = [];
   for (let attempts = 1; ; attempts++) {
     const view = excluded.size === 0 ? snapshot : new ExcludingSnapshot(snapshot, excluded);
-    const attempt = renderOnce(compiled, view, inputs, cache);
+    if (attempts > 1 && pacer?.due() === true) yield PAUSE;
+    const attempt = yield* renderOnce(compiled, view, inputs, cache, pacer);
     if (attempt.ok) {
       if (keeps) {
         cache.sweep();

@@ -1,4 +1,5 @@
 import type { Context } from 'liquidjs';
+import type { Pacer } from './drive.js';
 import type { FragmentSession } from './fragments.js';
 import type { RenderSnapshot } from './types.js';
 
@@ -20,6 +21,8 @@ export interface RenderState {
   readonly crtLists: Map<string, string>;
   /** The fragment cache of this render (incremental rendering); absent when it is off. */
   readonly fragments?: FragmentSession;
+  /** Set when the render gives way to the event loop (`renderYielding`): when it is due to. */
+  readonly pacer?: Pacer;
 }
 
 // Keyed by the render's globals object, which liquidjs shares with every spawned child context
