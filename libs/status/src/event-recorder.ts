@@ -16,6 +16,8 @@ export class EventRecorder {
   private readonly logger = new Logger('Status');
   private readonly aggregator = new EventAggregator();
   private chain: Promise<void> = Promise.resolve();
+  /** Raised by abandon(): Events queued before are dropped, not written. */
+  private generation = 0;
 
   constructor(
     @Inject(STATUS_API) private readonly api: StatusApi,
@@ -27,7 +29,12 @@ export class EventRecorder {
   record(record: EventRecord): Promise<void> {
     const write = this.aggregator.record(record, Date.now());
     const reporter = { component: 'haptic', instance: this.options.identity };
+    const generation = this.generation;
     this.chain = this.chain.then(async () => {
+      if (generation !== this.generation) {
+        this.aggregator.forget(write.key);
+        return;
+      }
       try {
         await this.api.writeEvent(write, reporter);
         this.events.inc({
@@ -48,5 +55,10 @@ export class EventRecorder {
   /** Resolves when every queued Event is written. */
   idle(): Promise<void> {
     return this.chain;
+  }
+
+  /** Leadership abandoned: Events queued and not yet sent are dropped (no write may follow). */
+  abandon(): void {
+    this.generation++;
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter } from 'prom-client';
 import type { LeaderElectionRunnable } from '#events';
+import { Term, whenAborted } from './lib/aborted.js';
 import { gatewayModelOf, GATEWAY_WATCHED } from './lib/gateway/snapshot.js';
 import { gatewayServiceWrites, type ServiceWrite } from './lib/gateway/service-writes.js';
 import { gatewayStatusWrites } from './lib/gateway/status-writes.js';
@@ -39,6 +40,8 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
   private running: Promise<void> | undefined;
   private dirty = false;
   private leading = false;
+  /** This term: aborted when its stop's deadline passes (the pass in flight writes no more). */
+  private term = new Term();
 
   constructor(
     @Inject(GATEWAY_STATUS_API) private readonly api: GatewayStatusApi,
@@ -54,19 +57,19 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
 
   startLeading(): void {
     this.leading = true;
+    this.term = new Term();
     this.off = this.tracker.onChange(() => this.schedule());
     this.timer = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
     this.timer.unref();
     this.schedule();
   }
 
+  /** Leadership ends: the pass in flight writes no more; resolves when it ends or `deadline` aborts. */
   async stopLeading(deadline: AbortSignal): Promise<void> {
     this.leading = false;
     this.stop();
-    const aborted = new Promise<void>((resolve) =>
-      deadline.addEventListener('abort', () => resolve()),
-    );
-    await Promise.race([this.running, aborted]);
+    this.term.follow(deadline);
+    await Promise.race([this.running, whenAborted(deadline)]);
   }
 
   onModuleDestroy(): void {
@@ -143,8 +146,9 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
   }
 
   private async pass(): Promise<void> {
+    const term = this.term.signal;
     const snap = await this.source.snapshot();
-    if (!snap || !snap.watched.includes(GATEWAY_WATCHED.gatewayClasses)) return;
+    if (term.aborted || !snap || !snap.watched.includes(GATEWAY_WATCHED.gatewayClasses)) return;
     const model = gatewayModelOf(snap.list, snap.watched, snap.extra);
     const read = (n: string) => (snap.watched.includes(n) ? snap.list(n) : []);
     const w = GATEWAY_WATCHED;
@@ -157,7 +161,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     await this.services(model, read(w.services), snap.podSelector);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     for (const write of gatewayStatusWrites(model, objects, now)) {
-      if (!this.leading) return;
+      if (!this.leading || term.aborted) return;
       const what = `${write.kind} ${write.namespace ? `${write.namespace}/` : ''}${write.name}`;
       try {
         await this.api.patchStatus(write.kind, write.namespace, write.name, write.status);

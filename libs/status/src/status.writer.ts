@@ -8,6 +8,7 @@ import {
   type IngressStatusSource,
   type LeaderElectionRunnable,
 } from '#events';
+import { Term, whenAborted } from './lib/aborted.js';
 import { fixedAddresses, serviceAddresses, type LoadBalancerIngress } from './lib/addresses.js';
 import { desiredConditions, mergeConditions } from './lib/conditions.js';
 import { ingressStatusWrites, keyOf } from './lib/ingress-status.js';
@@ -32,6 +33,8 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
   private running: Promise<void> | undefined;
   private dirty = false;
   private leading = false;
+  /** This term: aborted when its stop's deadline passes (the pass in flight writes no more). */
+  private term = new Term();
   private lastConfigStatus = '';
   /** Ingresses this leader published an address to (cleared when no longer served). */
   private readonly ours = new Set<string>();
@@ -53,6 +56,7 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
 
   startLeading(): void {
     this.leading = true;
+    this.term = new Term();
     this.lastConfigStatus = '';
     this.offs.push(
       this.tracker.onChange(() => this.schedule()),
@@ -63,15 +67,18 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     this.schedule();
   }
 
+  /**
+   * Leadership ends: no pass starts; the one in flight and queued Events may finish until
+   * `deadline` aborts (already aborted when renewal failed): then they are abandoned at once.
+   */
   async stopLeading(deadline: AbortSignal): Promise<void> {
     this.leading = false;
     this.stop();
-    const aborted = new Promise<void>((resolve) =>
-      deadline.addEventListener('abort', () => resolve()),
-    );
+    this.term.follow(deadline);
+    const abandoned = whenAborted(deadline).then(() => this.recorder.abandon());
     await Promise.race([
       Promise.all([this.running, this.recorder.idle()]).then(() => undefined),
-      aborted,
+      abandoned,
     ]);
   }
 
@@ -107,8 +114,9 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
   }
 
   private async pass(): Promise<void> {
-    await this.writeConfigStatus().catch((e: unknown) => this.failed('config', e));
-    await this.writeIngressStatus().catch((e: unknown) => this.failed('ingress', e));
+    const term = this.term.signal;
+    await this.writeConfigStatus(term).catch((e: unknown) => this.failed('config', e));
+    await this.writeIngressStatus(term).catch((e: unknown) => this.failed('ingress', e));
   }
 
   private failed(kind: string, e: unknown): void {
@@ -124,14 +132,14 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     };
   }
 
-  private async writeConfigStatus(): Promise<void> {
+  private async writeConfigStatus(term: AbortSignal): Promise<void> {
     const world = this.tracker.world.current;
     const desired = desiredConditions(world);
     const summary = JSON.stringify([desired, world.validated?.hash, world.pods]);
     if (summary === this.lastConfigStatus) return;
     const { namespace, name } = this.configRef();
     const stored = await this.api.readConfig(namespace, name);
-    if (!stored) return;
+    if (!stored || term.aborted) return;
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     await this.api.patchConfigStatus(namespace, name, {
       observedGeneration: world.rejected?.generation ?? world.accepted?.generation ?? 0,
@@ -157,12 +165,12 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     return settings.addresses.length > 0 ? fixedAddresses(settings) : undefined;
   }
 
-  private async writeIngressStatus(): Promise<void> {
+  private async writeIngressStatus(term: AbortSignal): Promise<void> {
     const entries = await this.publishedEntries();
     if (!entries) return;
     const { served, all } = await this.ingresses.ingresses();
     for (const w of ingressStatusWrites(served, all, entries, this.ours)) {
-      if (!this.leading) return;
+      if (!this.leading || term.aborted) return;
       const key = keyOf(w.namespace, w.name);
       try {
         await this.api.patchIngressStatus(w.namespace, w.name, w.entries);

@@ -203,6 +203,49 @@ describe('LeaderElector', () => {
     expect(a.log.at(-1)).toContain('held by x');
   });
 
+  it('a replica whose last term has not stopped yet does not renew: a standby takes over', async () => {
+    // a flap (renewals failing past renewDeadline, then the API back) while the leader-only work
+    // of the ended term is still stopping: renewing then would hold the Lease with no work
+    // running (its start waits behind the stop) and no standby could ever take it
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    let releaseStop: () => void = () => undefined;
+    const log: string[] = [];
+    let reachable = true;
+    const a = new LeaderElector({
+      identity: 'a',
+      clock,
+      store: lease.storeFor('a', () => reachable),
+      timing: TIMING,
+      onStartedLeading: () => void log.push(`start@${clock.now()}`),
+      onStoppedLeading: () => {
+        log.push(`stop@${clock.now()}`);
+        return new Promise<void>((resolve) => (releaseStop = resolve));
+      },
+    });
+    const b = replica('b', lease, clock);
+    a.start();
+    await clock.advance(1);
+    b.elector.start();
+    await clock.advance(3_000);
+    reachable = false;
+    await clock.advance(TIMING.renewDeadlineMs); // a's renewals fail until its deadline
+    expect(log).toEqual(['start@0', expect.stringMatching(/^stop@/)]);
+    const writesByA = lease.history.filter((h) => h.writer === 'a').length;
+    reachable = true; // back before the lease expired for b; a's stop is still running
+    await clock.advance(TIMING.leaseDurationMs + 2 * TIMING.retryPeriodMs);
+    expect(lease.history.filter((h) => h.writer === 'a')).toHaveLength(writesByA);
+    expect(a.isLeader).toBe(false);
+    expect(lease.lease?.record.holderIdentity).toBe('b');
+    expect(b.working).toBe(true);
+    // once a's work has stopped it campaigns again, as a standby of b
+    releaseStop();
+    await clock.advance(10 * TIMING.retryPeriodMs);
+    expect(log).toHaveLength(2);
+    expect(lease.lease?.record.holderIdentity).toBe('b');
+    expect(b.working).toBe(true);
+  });
+
   it('refuses timings where the leader could outlive its lease', () => {
     expect(
       timingProblem({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),

@@ -88,6 +88,8 @@ export class LeaderElector {
   private loopTimer: TimerHandle | undefined;
   private attempt: Promise<void> | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** The stop of the last term, until its work has stopped: no campaigning meanwhile. */
+  private draining: Promise<void> | undefined;
   private timing: ElectionTiming;
 
   constructor(private readonly opts: ElectorOptions) {
@@ -165,6 +167,7 @@ export class LeaderElector {
     if (current === 'timeout') return false;
     const leaseDurationSeconds = Math.ceil(this.timing.leaseDurationMs / 1000);
     if (!current) {
+      if (this.draining) return false;
       const res = await this.bounded(
         this.opts.store.create({
           holderIdentity: me,
@@ -181,6 +184,9 @@ export class LeaderElector {
     const mine = rec.holderIdentity === me;
     if (!mine && this.leading)
       this.loseLeadership(`the lease is held by ${rec.holderIdentity || 'nobody'}`);
+    // the last term's work still stops: holding the Lease now would block every standby while
+    // this replica's own start waits behind that stop, so the Lease is left to expire instead
+    if (this.draining && !this.leading) return false;
     if (!mine && rec.holderIdentity !== '') {
       const expiresAt = this.observedAt + rec.leaseDurationSeconds * 1000;
       if (this.opts.clock.now() < expiresAt) return false;
@@ -222,7 +228,12 @@ export class LeaderElector {
     this.leading = false;
     const term = this.term;
     term.abort(new Error(reason));
-    if (notify) void this.enqueue(() => this.opts.onStoppedLeading(term.signal, reason));
+    if (!notify) return;
+    const stopped = this.enqueue(() => this.opts.onStoppedLeading(term.signal, reason));
+    this.draining = stopped;
+    void stopped.then(() => {
+      if (this.draining === stopped) this.draining = undefined;
+    });
   }
 
   private async release(): Promise<{ ok: boolean; reason?: string }> {
