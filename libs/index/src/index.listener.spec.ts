@@ -51,4 +51,26 @@ describe('IndexListener', () => {
       { watched: ['ings', 'secrets'] },
     ]);
   });
+
+  it('reports synced again after a config replaced a store, once that store has been listed', async () => {
+    index.listed('ings');
+    index.listed('secrets');
+    await tick();
+    await bus.idle();
+    expect(published(bus, 'index.synced')).toHaveLength(1);
+    // a new indexBy for ings: its store starts empty and unlisted; secrets are kept
+    index.configure({
+      ings: { indexBy: ['metadata.namespace', 'metadata.name'], store: 'full' },
+      secrets: { indexBy: ['metadata.name'], store: 'full' },
+    });
+    await tick();
+    await bus.idle();
+    expect(index.pending()).toEqual(['ings']);
+    expect(published(bus, 'index.synced')).toHaveLength(1);
+    index.reset('ings', undefined, [obj('x')]);
+    index.listed('ings');
+    await tick();
+    await bus.idle();
+    expect(published(bus, 'index.synced')).toHaveLength(2);
+  });
 });

@@ -14,7 +14,8 @@ type Changed = HapticFacts['resource.changed'];
 /**
  * Publishes what the index saw: `resource.changed` coalesced per watched resource (one fact per
  * resource per turn of the event loop, naming the object when only one changed) and
- * `index.synced` once every watched resource has been listed.
+ * `index.synced` whenever every watched resource has been listed: at start, and again after a
+ * config added or replaced a store and that store's first list arrived.
  */
 @Injectable()
 export class IndexListener implements OnModuleInit, OnApplicationShutdown {
@@ -38,6 +39,8 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
       this.index.onChange((c) => this.onChange(c)),
       // A resource that cannot be listed changes nothing but may complete the sync.
       this.index.onListed(() => this.schedule()),
+      // A store added or replaced by a new config is empty until its first list: not synced.
+      this.index.onConfigured(() => this.schedule()),
     ];
   }
 

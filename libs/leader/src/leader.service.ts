@@ -13,7 +13,7 @@ import type { HapticBus, LeaderStatus } from '#events';
 import { LeaderWork } from './leader-work.js';
 import { LEADER_GAUGE, LEADER_TRANSITIONS, LeaderTenure } from './leader.metrics.js';
 import { LEADER_OPTIONS, type LeaderServiceOptions } from './leader.options.js';
-import { LeaderElector, type LeaseObservation } from './lib/elector.js';
+import { LeaderElector, type LeaseObservation, type ReleaseOutcome } from './lib/elector.js';
 import { electionTiming } from './lib/timing.js';
 
 export { LEADER_OPTIONS, type LeaderServiceOptions } from './leader.options.js';
@@ -135,14 +135,27 @@ export class LeaderService implements OnModuleInit, OnModuleDestroy {
   /** Stops the current election or standalone leadership (releasing a held Lease). */
   private async teardown(): Promise<void> {
     const elector = this.elector;
+    const key = this.key;
     this.elector = undefined;
     this.key = undefined;
-    if (elector) await elector.stop({ release: true });
+    if (elector) this.logRelease(await elector.stop({ release: true }), key);
     if (this.standalone) {
       this.standalone = false;
       const grace = AbortSignal.timeout(this.options.standaloneStopGraceMs ?? 10_000);
       await this.lost(grace, 'shutting down');
     }
+  }
+
+  private logRelease(outcome: ReleaseOutcome, key: string | undefined): void {
+    const { release } = outcome;
+    if (!release) return;
+    const lease = key ?? 'the Lease';
+    if (release.ok) this.logger.log(`${this.options.identity} released ${lease}`);
+    else
+      this.logger.warn(
+        `${this.options.identity} could not release ${lease} (${release.reason ?? 'unknown'}): ` +
+          'it names this replica until it expires',
+      );
   }
 
   private publish(isLeader: boolean): void {

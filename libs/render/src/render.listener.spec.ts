@@ -31,13 +31,20 @@ describe('RenderListener', () => {
     await moduleRef?.close();
   });
 
-  async function start(objects: object[], awaitReadBack = false): Promise<HapticBus> {
+  async function start(
+    objects: object[],
+    awaitReadBack = false,
+    pending?: () => readonly string[],
+  ): Promise<HapticBus> {
     const snapshot = snapshotOf(indexBy(), { ingresses: objects });
     moduleRef = await Test.createTestingModule({
       imports: [
         BusModule,
         RenderModule.forRoot({
-          snapshotSource: { snapshot: () => Promise.resolve(snapshot) },
+          snapshotSource: {
+            snapshot: () => Promise.resolve(snapshot),
+            ...(pending ? { pending } : {}),
+          },
           awaitReadBack,
         }),
       ],
@@ -63,6 +70,23 @@ describe('RenderListener', () => {
     await bus.publish('reconcile.triggered', { reason: 'test', coalesced: 0 });
     await bus.idle();
     expect(published(bus, 'render.completed')).toHaveLength(2);
+  });
+
+  it('renders nothing while a watched resource waits for its first list (a config replaced its store)', async () => {
+    let waiting: readonly string[] = ['ingresses'];
+    const bus = await start([ingress('a', 'web', 'web.example.com')], false, () => waiting);
+    await lead();
+    bus.setState('config.current', config);
+    await bus.publish('reconcile.triggered', { reason: 'services a/x modified', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(0);
+    expect(published(bus, 'render.failed')).toHaveLength(0);
+    expect(bus.getState('render.rendered')).toBeUndefined();
+    waiting = [];
+    await bus.publish('reconcile.triggered', { reason: 'index synced', coalesced: 0 });
+    await bus.idle();
+    expect(published(bus, 'render.completed')).toHaveLength(1);
+    expect(bus.getState('render.rendered')?.outputs.maps['hosts.map']).toContain('web.example.com');
   });
 
   it('does not render on a standby replica (leader-only work never started)', async () => {

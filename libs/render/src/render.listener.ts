@@ -13,6 +13,12 @@ import { RenderService } from './render.service.js';
  */
 export interface RenderSnapshotSource {
   snapshot(): RenderSnapshot | Promise<RenderSnapshot>;
+  /**
+   * Watched resources whose store has not had its first list (after a start, or after a config
+   * replaced the store): a render waits until there is none, so it never reads a half-listed
+   * index. The index publishes `index.synced` when the last one arrives, which triggers a render.
+   */
+  pending?(): readonly string[];
 }
 
 /** How long the first render waits for the pods' read-back (dataplane.readback). */
@@ -188,6 +194,12 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
       return;
     }
     if (this.deferForSeed()) return;
+    const waiting = this.source.pending?.() ?? [];
+    if (waiting.length > 0) {
+      // not a failure: index.synced triggers the render once these have been listed
+      this.logger.debug(`render waits for the first list of ${waiting.join(', ')}`);
+      return;
+    }
     const started = performance.now();
     const snapshot = await this.source.snapshot();
     const result = await this.service.renderYielding(snapshot, {

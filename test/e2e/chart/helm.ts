@@ -1,6 +1,6 @@
 // Runs the pinned helm (scripts/tools.mjs extracts it) on the chart and parses what it renders.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 
@@ -16,6 +16,11 @@ export function helm(): string {
     'helm',
   );
   return helmBin;
+}
+
+/** The pinned kubectl (next to the pinned helm). */
+export function kubectl(): string {
+  return join(dirname(helm()), 'kubectl');
 }
 
 export interface HelmResult {

@@ -27,6 +27,7 @@ import type { RunOptions } from './run-options.js';
       inject: [ResourceIndex],
       useFactory: (index: ResourceIndex): RenderSnapshotSource => ({
         snapshot: () => index.snapshot(),
+        pending: () => index.pending(),
       }),
     },
     ingressStatusSourceProvider,

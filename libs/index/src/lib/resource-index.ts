@@ -42,6 +42,7 @@ export class ResourceIndex implements ResourceSink {
   private readonly listedOnce = new Set<string>();
   private readonly listeners = new Set<ChangeListener>();
   private readonly listedListeners = new Set<(resource: string) => void>();
+  private readonly configuredListeners = new Set<(result: ConfigureResult) => void>();
   private readonly cache: OnDemandCache;
   private version = 0;
 
@@ -78,8 +79,21 @@ export class ResourceIndex implements ResourceSink {
         }),
       );
     }
-    if (added.length + changed.length + removed.length > 0) this.version++;
-    return { added, changed, removed };
+    const result = { added, changed, removed };
+    if (added.length + changed.length + removed.length > 0) {
+      this.version++;
+      for (const l of this.configuredListeners) l(result);
+    }
+    return result;
+  }
+
+  /**
+   * Registers a listener for configurations that added, replaced or removed a store (a new or
+   * replaced store is empty until its first list: the index is not synced meanwhile).
+   */
+  onConfigured(listener: (result: ConfigureResult) => void): () => void {
+    this.configuredListeners.add(listener);
+    return () => this.configuredListeners.delete(listener);
   }
 
   /** True once every configured resource has completed its first list. */

@@ -157,7 +157,7 @@ describe('LeaderElector', () => {
     await clock.advance(1);
     b.elector.start();
     await clock.advance(3_000);
-    await a.elector.stop();
+    expect(await a.elector.stop()).toEqual({ held: true, release: { ok: true } });
     expect(a.lastStopAbandoned).toBe(false); // graceful: in-flight work could finish
     expect(lease.lease?.record).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
     const released = clock.now();
@@ -166,6 +166,23 @@ describe('LeaderElector', () => {
     const startB = Number(/start@(\d+)/.exec(b.log[0]!)![1]);
     expect(startB - released).toBeLessThanOrEqual(TIMING.retryPeriodMs);
     expect(lease.lease?.record).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+  });
+
+  it('says so when the release is refused (API gone at shutdown): the Lease names the leader until it expires', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const a = replica('a', lease, clock);
+    const b = replica('b', lease, clock);
+    a.elector.start();
+    await clock.advance(1);
+    b.elector.start();
+    await clock.advance(3_000);
+    a.reachable = false;
+    const outcome = await a.elector.stop();
+    expect(outcome).toMatchObject({ held: true, release: { ok: false } });
+    expect(outcome.release?.reason).toMatch(/a: API unreachable/);
+    expect(lease.lease?.record.holderIdentity).toBe('a');
+    expect(await b.elector.stop()).toEqual({ held: false }); // a standby had nothing to release
   });
 
   it('a lease taken by another replica ends leadership at once', async () => {

@@ -8,6 +8,15 @@ export interface ElectionTiming {
   readonly retryPeriodMs: number;
 }
 
+/**
+ * What stop() did: whether this replica held the Lease, and whether clearing it succeeded (a
+ * refused release leaves the Lease naming this replica until it expires).
+ */
+export interface ReleaseOutcome {
+  readonly held: boolean;
+  readonly release?: { readonly ok: boolean; readonly reason?: string };
+}
+
 /** What this replica last saw of the Lease, for /debug/leader and the leader.status state. */
 export interface LeaseObservation {
   /** Holder named by the Lease ('' when released). */
@@ -113,8 +122,8 @@ export class LeaderElector {
    * until the lease deadline), then releases the Lease (holder cleared, leaseDurationSeconds 1, as
    * client-go does) so a standby takes over on its next attempt.
    */
-  async stop(options: { release: boolean } = { release: true }): Promise<void> {
-    if (this.stopped) return;
+  async stop(options: { release: boolean } = { release: true }): Promise<ReleaseOutcome> {
+    if (this.stopped) return { held: false };
     this.stopping = true;
     if (this.leading && this.term) {
       const signal = this.term.signal;
@@ -127,7 +136,9 @@ export class LeaderElector {
     const held = this.leading;
     this.loseLeadership('shutting down', false);
     await this.chain;
-    if (options.release && held) await this.release();
+    if (!held) return { held: false };
+    if (!options.release) return { held: true };
+    return { held: true, release: await this.release() };
   }
 
   private tick(): void {
@@ -214,9 +225,10 @@ export class LeaderElector {
     if (notify) void this.enqueue(() => this.opts.onStoppedLeading(term.signal, reason));
   }
 
-  private async release(): Promise<void> {
+  private async release(): Promise<{ ok: boolean; reason?: string }> {
     const current = this.observed;
-    if (!current || current.record.holderIdentity !== this.opts.identity) return;
+    if (!current || current.record.holderIdentity !== this.opts.identity)
+      return { ok: false, reason: 'the Lease no longer names this replica' };
     const wall = microTime((this.opts.wallNow ?? (() => new Date()))());
     const res = await this.bounded(
       this.opts.store.update(
@@ -229,8 +241,11 @@ export class LeaderElector {
         },
         current.resourceVersion,
       ),
-    );
-    if (res !== 'timeout' && res.ok) this.observe(res.lease);
+    ).catch((e: unknown) => ({ ok: false as const, reason: (e as Error).message }));
+    if (res === 'timeout') return { ok: false, reason: 'no answer within renewDeadline' };
+    if (!res.ok) return { ok: false, reason: res.reason };
+    this.observe(res.lease);
+    return { ok: true };
   }
 
   /** Notes a record; the expiry clock restarts only when the record changed. */
