@@ -40,8 +40,10 @@ const conformance = {
 };
 
 /**
- * The Gateway API conformance suite, a short run of it: three GATEWAY-HTTP core cases (status,
- * routing, a redirect). `npm run conformance -- --suite gateway-api` runs every case.
+ * The Gateway API conformance suite, a short run of it: five GATEWAY-HTTP core cases (status,
+ * routing, a redirect, the HTTPS listener, listener attachedRoutes) and one GATEWAY-GRPC core case
+ * (gRPC over h2c, UNIMPLEMENTED for no match). `npm run conformance -- --suite gateway-api` runs
+ * every case.
  */
 const gatewayConformance = {
   name: 'conformance-gateway',
@@ -49,6 +51,9 @@ const gatewayConformance = {
     'HTTPRouteSimpleSameNamespace',
     'HTTPRouteExactPathMatching',
     'HTTPRouteRedirectHostAndStatus',
+    'HTTPRouteHTTPSListener',
+    'GatewayWithAttachedRoutes',
+    'GRPCExactMethodMatching',
   ],
 };
 

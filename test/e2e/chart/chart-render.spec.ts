@@ -11,8 +11,8 @@ const VALUE_SETS: Record<string, Record<string, string | number | boolean>> = {
     'haproxy.ports.http': 8080,
     'haproxy.ports.https': 8443,
     'haproxy.dataplane.mode': 'agent',
-    'webhook.enabled': false,
   },
+  'webhook off': { 'webhook.enabled': false },
   'load balancer, cert-manager, monitoring': {
     'haproxy.service.type': 'LoadBalancer',
     'webhook.enabled': true,
@@ -65,10 +65,16 @@ describe('helm template of the chart', () => {
       'Role/edge-haptic-controller',
       'RoleBinding/edge-haptic-controller',
       'Secret/edge-haptic-credentials',
+      'Secret/edge-haptic-webhook-tls',
       'Service/edge-haptic-controller',
       'Service/edge-haptic-haproxy',
       'ServiceAccount/edge-haptic-controller',
+      'ValidatingWebhookConfiguration/edge-haptic-webhook',
     ]);
+    // With the webhook off, neither its configuration nor its certificate is rendered.
+    const off = kindsAndNames(template({ 'webhook.enabled': false }));
+    expect(off).not.toContain('ValidatingWebhookConfiguration/edge-haptic-webhook');
+    expect(off).not.toContain('Secret/edge-haptic-webhook-tls');
     for (const m of ms.filter(
       (m) =>
         !m.kind.startsWith('Cluster') &&
@@ -145,6 +151,22 @@ describe('helm template of the chart', () => {
     });
     expect(c.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
     expect(pod.volumes.find((v: Manifest) => v.name === 'tmp').emptyDir).toBeDefined();
+    // The webhook is on by default, served by every replica; a stopping replica keeps answering
+    // until the endpoints drop it (preStop), within the grace period.
+    expect(c.args).toEqual(
+      expect.arrayContaining([
+        '--webhook-port=9443',
+        '--webhook-cert-dir=/var/run/haptic/webhook-tls',
+      ]),
+    );
+    expect(c.lifecycle.preStop).toEqual({ sleep: { seconds: 5 } });
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(5);
+    const noDrain = find(
+      template({ 'controller.drainSeconds': 0 }),
+      'Deployment',
+      'edge-haptic-controller',
+    );
+    expect(container(noDrain, 'controller').lifecycle).toBeUndefined();
     const svc = find(template(), 'Service', 'edge-haptic-controller');
     expect(svc.spec.ports.map((p: Manifest) => p.port)).toEqual([8080, 9090, 9443]);
     const cfg = find(template(), 'HAProxyTemplateConfig', 'edge-haptic');
@@ -184,7 +206,6 @@ describe('helm template of the chart', () => {
 
   it('has two webhook entries whose caBundle signs the Service certificate', () => {
     const ms = template({
-      'webhook.enabled': true,
       'webhook.failurePolicy': 'Ignore',
       'webhook.timeoutSeconds': 5,
     });
@@ -220,7 +241,7 @@ describe('helm template of the chart', () => {
   });
 
   it('takes the webhook certificate from cert-manager when asked', () => {
-    const ms = template({ 'webhook.enabled': true, 'webhook.certManager.enabled': true });
+    const ms = template({ 'webhook.certManager.enabled': true });
     const vwc = find(ms, 'ValidatingWebhookConfiguration', 'edge-haptic-webhook');
     expect(vwc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
       'haptic/edge-haptic-webhook-tls',
@@ -239,7 +260,10 @@ describe('helm template of the chart', () => {
       /^[A-Za-z0-9]{32}$/,
     );
     const ms = template({ 'credentials.existingSecret': 'mine' });
-    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([]);
+    // Only the webhook's certificate is left among the Secrets: no credentials are generated.
+    expect(ms.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name)).toEqual([
+      'edge-haptic-webhook-tls',
+    ]);
     expect(find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.credentialsSecretRef).toEqual({
       name: 'mine',
       namespace: 'haptic',

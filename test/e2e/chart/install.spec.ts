@@ -1,9 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- API objects are read loosely */
 import { execFile } from 'node:child_process';
+import { request } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import type { KubeObject } from '#kube-sim';
 import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor, type PodAddress } from '#stack';
 import { chartDir, kubectl, template } from './helm.js';
@@ -18,14 +19,24 @@ const NS = 'haptic';
 const APP = 'apps';
 const HOST = 'chart.example';
 
-const ingress = (paths: { path: string; service: string }[]): KubeObject => ({
+const RESOURCES_HOOK = 'resources.haptic.haproxy-haptic.org';
+const WEBHOOK_PORT = 9443; // the chart's default controller.ports.webhook
+
+const ingress = (
+  paths: { path: string; service: string }[],
+  {
+    name = 'site',
+    host = HOST,
+    annotations = {},
+  }: { name?: string; host?: string; annotations?: Record<string, string> } = {},
+): KubeObject => ({
   apiVersion: 'networking.k8s.io/v1',
   kind: 'Ingress',
-  metadata: { namespace: APP, name: 'site' },
+  metadata: { namespace: APP, name, annotations },
   spec: {
     rules: [
       {
-        host: HOST,
+        host,
         http: {
           paths: paths.map((p) => ({
             path: p.path,
@@ -60,6 +71,99 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
         return Number(/^haptic_leader (\d+)/m.exec(text)?.[1] ?? NaN);
       }),
     );
+
+  /** `kubectl apply -f -` of one object, as a user runs it (exit code and stderr). */
+  const kubectlApply = (o: KubeObject) =>
+    new Promise<{ code: number; err: string }>((resolve) => {
+      const child = execFile(
+        kubectl(),
+        ['apply', '-f', '-', '--kubeconfig', stack.kubeconfigPath],
+        { timeout: 60_000 },
+        (e, _out, err) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, err }),
+      );
+      child.stdin!.end(stringify(o, { lineWidth: 0 }));
+    });
+  /**
+   * One AdmissionReview POSTed to a controller pod's own webhook port, verified as the API server
+   * verifies it: the caBundle of the installed webhook configuration, the Service's DNS name.
+   */
+  const reviewAt = (ip: string, caBundle: string, object: KubeObject) =>
+    new Promise<{ uid: string; allowed: boolean }>((resolve, reject) => {
+      const uid = `direct-${ip}`;
+      const body = JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: {
+          uid,
+          kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+          resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
+          name: object.metadata.name,
+          namespace: APP,
+          operation: 'CREATE',
+          userInfo: { username: 'test' },
+          object,
+          oldObject: null,
+          dryRun: false,
+        },
+      });
+      const req = request(
+        `https://${ip}:${WEBHOOK_PORT}/validate`,
+        {
+          method: 'POST',
+          ca: Buffer.from(caBundle, 'base64').toString('utf8'),
+          servername: `haptic-controller.${NS}.svc`,
+          headers: { 'content-type': 'application/json' },
+          timeout: 15_000,
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => {
+            try {
+              const r = JSON.parse(text).response;
+              resolve({ uid: r.uid, allowed: r.allowed });
+            } catch (e) {
+              reject(
+                new Error(`${ip}: HTTP ${res.statusCode}: ${text.slice(0, 200)} (${String(e)})`),
+              );
+            }
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${ip}: timed out`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  /**
+   * Edits one Ingress again and again through the API (so through the webhook, failurePolicy
+   * Fail) while something else happens: every write must be admitted.
+   */
+  const admissionLoop = () => {
+    const results = { admitted: 0, refused: [] as string[] };
+    let running = true;
+    const done = (async () => {
+      const deadline = Date.now() + 240_000;
+      let n = 0;
+      while (running && Date.now() < deadline) {
+        n++;
+        try {
+          await stack.apply(
+            ingress([{ path: '/', service: 'blue' }], {
+              name: 'probe',
+              host: `probe.${HOST}`,
+              annotations: { 'haptic.test/edit': String(n) },
+            }),
+          );
+          results.admitted++;
+        } catch (e) {
+          results.refused.push(`${new Date().toISOString()} ${(e as Error).message}`);
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return results;
+    })();
+    return { done, stop: () => (running = false) };
+  };
 
   /** Addresses of the ready HAProxy endpoints in the Service's EndpointSlices (where kube-proxy sends traffic). */
   const readyEndpoints = async (): Promise<string[]> => {
@@ -235,10 +339,71 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
     await servedByEveryPod('/', 'blue');
   });
 
+  it('the webhook (on by default) is served by every controller replica; kubectl apply of a hostile Ingress is denied naming the object and the field, a valid one is admitted and served', async () => {
+    const vwc = await get(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/haptic-webhook',
+    );
+    const hook = vwc.webhooks.find((w: any) => w.name === RESOURCES_HOOK);
+    expect(hook.failurePolicy).toBe('Fail');
+    expect(hook.clientConfig.service).toMatchObject({
+      name: 'haptic-controller',
+      namespace: NS,
+      port: WEBHOOK_PORT,
+    });
+    // The caBundle is the CA of the chart-generated Secret the controllers serve from.
+    const tls = await get(`/api/v1/namespaces/${NS}/secrets/haptic-webhook-tls`);
+    expect(hook.clientConfig.caBundle).toBe(tls.data['ca.crt']);
+    // Every replica answers, leader or not, with a certificate the caBundle verifies for the
+    // Service's DNS name.
+    const controllers = await stack.controllerPods();
+    expect(controllers).toHaveLength(2);
+    const probe = ingress([{ path: '/', service: 'blue' }], {
+      name: 'direct',
+      host: `direct.${HOST}`,
+    });
+    for (const c of controllers)
+      expect(await reviewAt(c.ip, hook.clientConfig.caBundle, probe)).toEqual({
+        uid: `direct-${c.ip}`,
+        allowed: true,
+      });
+
+    const hostile = await kubectlApply(
+      ingress([{ path: '/', service: 'blue' }], {
+        name: 'evil',
+        host: `evil.${HOST}`,
+        annotations: { 'haproxy-haptic.org/timeout-server': '5s\nlua-load /tmp/evil.lua' },
+      }),
+    );
+    expect(hostile.code).not.toBe(0);
+    // One line, the untrusted newline shown escaped, the object and the annotation named.
+    expect(hostile.err).toContain(
+      `admission webhook "${RESOURCES_HOOK}" denied the request: Ingress ${APP}/evil: annotation haproxy-haptic.org/timeout-server: 5s\\nlua-load /tmp/evil.lua is not a duration`,
+    );
+    expect(
+      await get(`/apis/networking.k8s.io/v1/namespaces/${APP}/ingresses/evil`),
+    ).toBeUndefined();
+
+    const valid = await kubectlApply(
+      ingress([{ path: '/', service: 'green' }], {
+        name: 'valid',
+        host: `valid.${HOST}`,
+        annotations: { 'haproxy-haptic.org/timeout-server': '5s' },
+      }),
+    );
+    expect(valid).toEqual({ code: 0, err: '' });
+    await waitFor('the admitted Ingress served through the node port', async () => {
+      const r = await send({ ...entry, host: `valid.${HOST}`, timeoutMs: 3000 });
+      return r.status === 200 && (JSON.parse(r.body) as { service: string }).service === 'green'
+        ? true
+        : undefined;
+    });
+  });
+
   it('helm upgrade with a changed value rolls the controller; the new leader serves edits', async () => {
     const before = new Set((await stack.controllerPods()).map((p) => p.name));
     const haproxyBefore = (await stack.haproxyPods()).map((p) => p.name);
     const loop = steadyLoop();
+    const edits = admissionLoop();
     try {
       const out = await stack.helm.ok([
         'upgrade',
@@ -279,31 +444,27 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
       );
     } finally {
       loop.stop();
+      edits.stop();
     }
     const results = await loop.done;
+    const admitted = await edits.done;
     console.log(
-      `helm upgrade rolled the controller: ${results.ok} requests served, ${results.failed.length} failed`,
+      `helm upgrade rolled the controller: ${results.ok} requests served, ${results.failed.length} failed; ${admitted.admitted} edits admitted by the webhook, ${admitted.refused.length} refused`,
     );
     expect(results.failed).toEqual([]);
     expect(results.ok).toBeGreaterThan(10);
+    // failurePolicy Fail, and the webhook stayed answered through the rollout.
+    expect(admitted.refused).toEqual([]);
+    expect(admitted.admitted).toBeGreaterThan(3);
     // The HAProxy pods were not rolled by a controller value.
     expect((await stack.haproxyPods()).map((p) => p.name)).toEqual(haproxyBefore);
-    // The new leader deploys: an edit made after the upgrade is served. The edit goes through the
-    // webhook, which the API server reaches at a ready endpoint of the controller Service: retried
-    // as a user would while the endpoints still name a pod of the old ReplicaSet.
-    await waitFor(
-      'the edit admitted by the webhook',
-      async () => {
-        await stack.apply(
-          ingress([
-            { path: '/', service: 'blue' },
-            { path: '/green', service: 'green' },
-          ]),
-        );
-        return true;
-      },
-      30_000,
-      500,
+    // The new leader deploys: an edit made after the upgrade (admitted by the webhook, which the
+    // API server reaches at a ready endpoint of the controller Service) is served.
+    await stack.apply(
+      ingress([
+        { path: '/', service: 'blue' },
+        { path: '/green', service: 'green' },
+      ]),
     );
     await servedByEveryPod('/green', 'green');
   });
@@ -311,6 +472,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
   it('a second helm upgrade that rolls the controller (and changes the config) drops no request', async () => {
     const before = new Set((await stack.controllerPods()).map((p) => p.name));
     const loop = steadyLoop();
+    const edits = admissionLoop();
     try {
       await stack.helm.ok([
         'upgrade',
@@ -333,13 +495,17 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
       );
     } finally {
       loop.stop();
+      edits.stop();
     }
     const results = await loop.done;
+    const admitted = await edits.done;
     console.log(
-      `second helm upgrade: ${results.ok} requests served, ${results.failed.length} failed`,
+      `second helm upgrade: ${results.ok} requests served, ${results.failed.length} failed; ${admitted.admitted} edits admitted by the webhook, ${admitted.refused.length} refused`,
     );
     expect(results.failed).toEqual([]);
     expect(results.ok).toBeGreaterThan(10);
+    expect(admitted.refused).toEqual([]);
+    expect(admitted.admitted).toBeGreaterThan(3);
   });
 
   it('a rolling restart of the HAProxy pods under load drops no request; a new pod gets traffic only once configured', async () => {
@@ -406,8 +572,10 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
 
   it('helm uninstall leaves nothing of the release behind but the CRDs', async () => {
     // The application's objects are the user's, not the release's.
-    await stack.delete(`/apis/networking.k8s.io/v1/namespaces/${APP}/ingresses/site`);
+    for (const name of ['site', 'valid', 'probe'])
+      await stack.delete(`/apis/networking.k8s.io/v1/namespaces/${APP}/ingresses/${name}`);
     const rendered = template(stack.chartValues, { release: Stack.RELEASE, namespace: NS });
+    expect(rendered.map((m) => m.kind)).toContain('ValidatingWebhookConfiguration');
     await stack.helm.ok(['uninstall', Stack.RELEASE, '-n', NS, '--wait']);
     const left = rendered.filter(
       (m) =>
@@ -415,6 +583,10 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
         undefined,
     );
     expect(left.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual([]);
+    // No webhook configuration is left to refuse writes once nothing answers it.
+    expect(
+      (await get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations')).items,
+    ).toEqual([]);
     await waitFor(
       'every pod, ReplicaSet and EndpointSlice of the release gone',
       async () => {

@@ -29,7 +29,7 @@ const FULL = process.env['ZERO_RELOAD_FULL'] === '1';
 const HOSTS = FULL ? 100 : 10;
 const ENDPOINT_CHANGES = Number(process.env['ZERO_RELOAD_ENDPOINTS'] ?? (FULL ? 1000 : 100));
 const ROTATIONS = FULL ? 100 : 10;
-/** The churned Service's endpoint count cycles 1..MAX_ENDPOINTS: past the 8 slots. */
+/** The churned Service's endpoint count cycles 1..MAX_ENDPOINTS: past the server slots (added at runtime). */
 const MAX_ENDPOINTS = 20;
 
 const HAPROXY_IP = '127.0.0.81';

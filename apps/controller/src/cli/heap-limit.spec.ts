@@ -7,6 +7,8 @@ import {
   cgroupMemoryLimit,
   heapFlags,
   heapLimitMiB,
+  heapNodeFlags,
+  semiSpaceMiB,
 } from './heap-limit.js';
 
 const MIB = 1024 * 1024;
@@ -57,10 +59,23 @@ describe('the heap limit derived from the cgroup memory limit', () => {
     expect(heapLimitMiB(50 * MIB)).toBe(64); // never below the floor
   });
 
+  it('sizes the semi-space at 1/64 of the heap limit, a power of two from 1 to 16 MiB', () => {
+    expect(semiSpaceMiB(307)).toBe(4);
+    expect(semiSpaceMiB(64)).toBe(1);
+    expect(semiSpaceMiB(1228)).toBe(16);
+    expect(semiSpaceMiB(8192)).toBe(16);
+    expect(heapNodeFlags(307)).toEqual(['--max-old-space-size=307', '--max-semi-space-size=4']);
+  });
+
   it('re-executes with --max-old-space-size only when no limit was given', () => {
     const root = fakeCgroup({ 'memory.max': `${512 * MIB}\n` });
     const paths = { root, selfCgroup: '0::/\n' };
-    expect(heapFlags([], {}, paths)).toEqual(['--max-old-space-size=307']);
+    expect(heapFlags([], {}, paths)).toEqual([
+      '--max-old-space-size=307',
+      '--max-semi-space-size=4',
+    ]);
+    // a semi-space size given by the operator is kept
+    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=307']);
     expect(heapFlags(['--max-old-space-size=100'], {}, paths)).toBeUndefined();
     expect(
       heapFlags([], { NODE_OPTIONS: '--enable-source-maps --max-old-space-size=200' }, paths),

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 
 /**
  * Share of the cgroup memory limit given to the V8 old-space heap (307 MiB of 512 Mi). The other
- * 40 % holds what the heap limit does not bound: the process's own non-heap memory (new space,
- * code, native buffers: about 110 MiB, measured as RSS minus heap used) and the one `haproxy -c`
- * validation runs at a time (ValidationService's concurrency is 1), whose peak grows with the
- * configuration (Ingress library, HAProxy 3.0: 24 MiB at 20 Ingresses, 72 MiB at 1,000, about
- * 500 MiB at 10,000 with 8 server slots per backend). See docs/operations/performance.md.
+ * 40 % holds what the heap limit does not bound: the process's own non-heap memory (code, native
+ * buffers, the heap's free space) and the one `haproxy -c` validation runs at a time
+ * (ValidationService's concurrency is 1), whose peak grows with the configuration (Ingress
+ * library, HAProxy 3.0: 54 MiB at 1,000 Ingresses, 327 MiB at 10,000 with its slot policy). The
+ * share is not lower because the live heap at 10,000 Ingresses is about 175 MiB. See
+ * docs/operations/performance.md.
  */
 export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.6;
 
@@ -71,6 +72,25 @@ export function heapLimitMiB(memoryLimitBytes: number): number {
   return Math.max(MIN_HEAP_MIB, Math.floor((memoryLimitBytes * HEAP_SHARE_OF_MEMORY_LIMIT) / MIB));
 }
 
+/** Largest young-generation semi-space haptic sets: V8's own default at these heap sizes. */
+export const MAX_SEMI_SPACE_MIB = 16;
+
+/**
+ * The semi-space size in MiB for a heap limit: 1/64 of it, rounded down to a power of two, 1 to
+ * 16 MiB (4 MiB for the chart's 307 MiB). V8 otherwise gives every heap above about 256 MiB the
+ * full 16 MiB, so its new space (two semi-spaces) holds 32 MiB resident; haptic's short-lived
+ * garbage (render output, JSON bodies) is promoted or collected at the same rate either way.
+ */
+export function semiSpaceMiB(heapMiB: number): number {
+  const share = Math.max(1, heapMiB / 64);
+  return Math.min(MAX_SEMI_SPACE_MIB, 2 ** Math.floor(Math.log2(share)));
+}
+
+/** The node flags for a heap limit in MiB: the old-space limit and the semi-space size. */
+export function heapNodeFlags(heapMiB: number): string[] {
+  return [`--max-old-space-size=${heapMiB}`, `--max-semi-space-size=${semiSpaceMiB(heapMiB)}`];
+}
+
 /** True when the heap limit was already chosen (a flag to node, or NODE_OPTIONS). */
 export function heapLimitGiven(execArgv: readonly string[], nodeOptions = ''): boolean {
   const flag = /(^|\s)--max[-_]old[-_]space[-_]size(=|\s|$)/;
@@ -88,7 +108,10 @@ export function heapFlags(
 ): string[] | undefined {
   if (heapLimitGiven(execArgv, env['NODE_OPTIONS'])) return undefined;
   const limit = cgroupMemoryLimit(paths);
-  return limit === undefined ? undefined : [`--max-old-space-size=${heapLimitMiB(limit)}`];
+  if (limit === undefined) return undefined;
+  const semi = /(^|\s)--max[-_]semi[-_]space[-_]size(=|\s|$)/;
+  const semiGiven = execArgv.some((a) => semi.test(a)) || semi.test(env['NODE_OPTIONS'] ?? '');
+  return heapNodeFlags(heapLimitMiB(limit)).filter((f) => !semiGiven || !semi.test(f));
 }
 
 /** The real machine's cgroup paths (empty /proc/self/cgroup where there is none). */

@@ -223,7 +223,7 @@ export async function structuralSeries(
 
 /**
  * `churn`: `changes` endpoint changes of the churned Service, one every `intervalMs`, its endpoint
- * count cycling 1..20 (past the 8 server slots): the reloads, runtime operations and deployments
+ * count cycling 1..20 (past the server slots): the reloads, runtime operations and deployments
  * they caused, and the time until HAProxy holds the last set.
  */
 export async function churnScenario(

@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, generateCertificate, type KubeObject } from '#kube-sim';
 import { cliCommand, freePort, parseMasterShowProc } from '#testing';
+import { heapNodeFlags } from '../../../../apps/controller/src/cli/heap-limit.js';
 import type { ChartSettings } from './chart.js';
 import { ingressWorld, type TlsPair, type WorldOptions } from './manifests.js';
 import { metricValue, processMemory } from './memory-probe.js';
@@ -344,7 +345,7 @@ export class BenchCluster {
       '--address', '127.0.0.1', '--health-port', String(ports.health),
       '--metrics-port', String(ports.metrics), '--log-level', 'warn', '--identity', 'bench',
       '--haproxy-bin', opts.haproxyBin,
-    ], [`--max-old-space-size=${opts.heapLimitMiB}`]);
+    ], heapNodeFlags(opts.heapLimitMiB));
     return this.controllerChild;
   }
 
@@ -501,7 +502,7 @@ export class BenchCluster {
   }
 }
 
-/** Endpoint set `i` of the churned Service: 1..20 unreachable addresses (past the 8 slots), shifting. */
+/** Endpoint set `i` of the churned Service: 1..20 unreachable addresses (past the server slots), shifting. */
 export function churnAddresses(i: number, max = 20): string[] {
   const n = 1 + (i % max);
   return Array.from(

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '#kube-sim';
 import { Stack, waitFor } from '#stack';
+import { heapNodeFlags } from '../../../../apps/controller/src/cli/heap-limit.js';
 import type { Figure } from './figures.js';
 import { ingressAt, ingressWorld, type TlsPair, type WorldOptions } from './manifests.js';
 import {
@@ -23,7 +24,10 @@ export interface MemoryScenarioOptions {
   readonly tls?: TlsPair;
   /** HAProxy binary of the agent and of the controller's `haproxy -c`. */
   readonly haproxyBin: string;
-  /** The controller's V8 heap limit (`--max-old-space-size`, MiB), as the chart derives it. */
+  /**
+   * The controller's V8 heap limit (`--max-old-space-size`, MiB), as the chart derives it; the
+   * controller gets the node flags bin/haptic.js derives from it (`heapNodeFlags`).
+   */
   readonly heapLimitMiB: number;
   /** Ingress changes after the first deployment, each awaited until deployed (default 5). */
   readonly changes?: number;
@@ -130,7 +134,7 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
     controllerEnv: {
       NODE_OPTIONS: [
-        `--max-old-space-size=${opts.heapLimitMiB}`,
+        ...heapNodeFlags(opts.heapLimitMiB),
         ...(opts.cpuProfDir ? [`--import=${CPU_PROFILE_PRELOAD}`] : []),
         ...(opts.nodeFlags ?? []),
       ].join(' '),

@@ -2,7 +2,7 @@ import { deepFreeze, type FieldPath } from '#core';
 import { compareRefs, compileIndexPaths, keysOf, refOf } from './keys.js';
 import { compileQuietPaths, materialDigest, sameMaterial } from './material.js';
 import type { IndexedResourceSpec, KubeObject, StoredObject } from './types.js';
-import { ResourceView } from './view.js';
+import { ResourceView, type ViewItem } from './view.js';
 
 /** What a store keeps per object: the reference, its keys and (full store only) the object. */
 export interface StoreEntry {
@@ -88,10 +88,9 @@ export class ResourceStore {
   /** The immutable view of a full store (cached until the next change). */
   view(): ResourceView {
     if (!this.keepsObjects) throw new Error('view() is for full stores; resolve on-demand entries');
-    this.fullView ??= new ResourceView(
-      this.paths,
-      this.sortedEntries().map((e) => ({ ...e, object: e.object! })),
-    );
+    // A full store's entries all hold their object: they are the view's items as they are (no
+    // second object per watched object).
+    this.fullView ??= new ResourceView(this.paths, this.sortedEntries() as readonly ViewItem[]);
     return this.fullView;
   }
 

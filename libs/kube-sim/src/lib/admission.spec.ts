@@ -290,6 +290,55 @@ describe('validating admission webhooks', () => {
     expect(none.body.message).toContain('no endpoints available for service "hook"');
   });
 
+  it("resolves a named targetPort through the EndpointSlice port of the Service port's name", async () => {
+    const port = Number(new URL(hookUrl).port);
+    await sim.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'hook', namespace: 'default' },
+        spec: { ports: [{ name: 'webhook', port: 9443, targetPort: 'https-hook' }] },
+      },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: 'hook-1',
+          namespace: 'default',
+          labels: { 'kubernetes.io/service-name': 'hook' },
+        },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+        // The container port behind the name: not the Service port (9443, where nothing listens).
+        ports: [{ name: 'webhook', port }],
+      },
+    ] as KubeObject[]);
+    await sim.apply(
+      vwc({
+        clientConfig: {
+          service: { namespace: 'default', name: 'hook', path: '/validate', port: 9443 },
+          caBundle: Buffer.from(tls.cert).toString('base64'),
+        },
+      }),
+    );
+    const denied = await call('POST', ingresses, ing('named', 'deny.example.com'));
+    expect(denied.code).toBe(403);
+    expect(denied.body.message).toContain(
+      'admission webhook "vingress.haptic.test" denied the request',
+    );
+    await sim.apply(
+      vwc({
+        clientConfig: {
+          service: { namespace: 'default', name: 'hook', path: '/validate', port: 443 },
+          caBundle: Buffer.from(tls.cert).toString('base64'),
+        },
+      }),
+    );
+    const noPort = await call('POST', ingresses, ing('named2', 'ok.example.com'));
+    expect(noPort.code).toBe(500);
+    expect(noPort.body.message).toContain('service "hook" has no port 443');
+  });
+
   it('keeps optimistic concurrency while writes await a webhook: one conditional winner, no lost merges', async () => {
     delayMs = 20;
     await sim.apply(vwc({}));

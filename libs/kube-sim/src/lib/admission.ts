@@ -34,6 +34,12 @@ export interface Webhook {
   matchConditions?: unknown[];
 }
 
+interface ServicePort {
+  name?: string;
+  port: number;
+  targetPort?: number | string;
+}
+
 const any = (list: string[] | undefined, v: string) =>
   !list || list.includes('*') || list.includes(v);
 
@@ -184,7 +190,12 @@ export class Admission {
     };
   }
 
-  /** Resolves where to call: the url, or a Service's ready endpoint (there is no cluster DNS). */
+  /**
+   * Resolves where to call: the url, or a ready endpoint of the Service (there is no cluster DNS),
+   * as the API server's endpoint resolver does: the Service port `service.port` names, its target
+   * port resolved through the EndpointSlice port of the same name (a named targetPort), one ready
+   * endpoint picked at random.
+   */
   private target(w: Webhook): { url: URL; servername: string } {
     const cc = w.clientConfig;
     if (cc.url) {
@@ -194,29 +205,36 @@ export class Admission {
     const svc = cc.service!;
     const service = this.store.get('/services', svc.namespace, svc.name);
     if (!service) throw new Error(`service "${svc.namespace}/${svc.name}" not found`);
-    const ports =
-      (service.spec as { ports?: { port: number; targetPort?: number | string }[] } | undefined)
-        ?.ports ?? [];
+    const ports = (service.spec as { ports?: ServicePort[] } | undefined)?.ports ?? [];
     const port = ports.find((p) => p.port === (svc.port ?? 443));
-    const target = typeof port?.targetPort === 'number' ? port.targetPort : (svc.port ?? 443);
-    const address = this.readyAddress(svc.namespace, svc.name);
-    if (!address) throw new Error(`no endpoints available for service "${svc.name}"`);
+    if (!port) throw new Error(`service "${svc.name}" has no port ${svc.port ?? 443}`);
+    const endpoint = this.readyEndpoint(svc.namespace, svc.name, port);
+    if (!endpoint) throw new Error(`no endpoints available for service "${svc.name}"`);
     return {
-      url: new URL(`https://${address}:${target}${svc.path ?? '/'}`),
+      url: new URL(`https://${endpoint.address}:${endpoint.port}${svc.path ?? '/'}`),
       servername: `${svc.name}.${svc.namespace}.svc`,
     };
   }
 
-  private readyAddress(ns: string, service: string): string | undefined {
+  private readyEndpoint(
+    ns: string,
+    service: string,
+    port: ServicePort,
+  ): { address: string; port: number } | undefined {
+    const ready: { address: string; port: number }[] = [];
     for (const slice of this.store.list('discovery.k8s.io/endpointslices', ns)) {
       if (slice.metadata.labels?.['kubernetes.io/service-name'] !== service) continue;
+      const slicePorts = (slice.ports as { name?: string; port?: number }[] | undefined) ?? [];
+      const named = slicePorts.find((p) => (p.name ?? '') === (port.name ?? ''))?.port;
+      const target = named ?? (typeof port.targetPort === 'number' ? port.targetPort : port.port);
       const eps =
         (slice.endpoints as
           { addresses?: string[]; conditions?: { ready?: boolean } }[] | undefined) ?? [];
-      const ready = eps.find((e) => e.conditions?.ready !== false && e.addresses?.length);
-      if (ready) return ready.addresses![0];
+      for (const e of eps)
+        if (e.conditions?.ready !== false && e.addresses?.length)
+          ready.push({ address: e.addresses[0]!, port: target });
     }
-    return undefined;
+    return ready[Math.floor(Math.random() * ready.length)];
   }
 
   private post(w: Webhook, review: unknown): Promise<Record<string, unknown>> {

@@ -3,6 +3,7 @@ import { served, timestamp, type Api, type ApiDeps } from './api.js';
 import { selectorOf } from './list.js';
 import { errors } from './status.js';
 import { isObject, type KubeObject } from './types.js';
+import type { ResourceType } from './resource-type.js';
 
 interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -59,7 +60,7 @@ export class Deleter {
     if (!old) throw errors.notFound(this.api.ref(s));
     this.checkPreconditions(s, old, opts);
     if (this.api.dryRun(s)) return { object: old, code: 200, warnings, body: served(t, old) };
-    const pending = this.pending(s, old, opts);
+    const pending = this.pending(t, old, opts);
     if (pending) {
       const stored = old.metadata.deletionTimestamp ? old : this.d.store.put(t.storageKey, pending);
       if (t.kind === 'Namespace' && t.group === '')
@@ -112,8 +113,7 @@ export class Deleter {
   }
 
   /** The object marked for deletion when it cannot go at once, else undefined. */
-  private pending(s: Scope, old: KubeObject, opts: DeleteOptions): KubeObject | undefined {
-    const t = s.type;
+  private pending(t: ResourceType, old: KubeObject, opts: DeleteOptions): KubeObject | undefined {
     const now = this.d.now();
     if (t.kind === 'Namespace' && t.group === '') {
       return {
@@ -164,11 +164,23 @@ export class Deleter {
     return removed;
   }
 
-  /** The garbage collector: objects owned by a deleted uid go too. */
+  /**
+   * The garbage collector: objects owned by a deleted uid go too. It deletes them as a DELETE
+   * does, so a pod bound to a node is deleted gracefully (deletionTimestamp; the node stops its
+   * containers, preStop first, and removes it), not snatched from under its kubelet.
+   */
   private collectDependents(uid: string): void {
     for (const key of this.d.store.keys()) {
       for (const o of this.d.store.list(key)) {
         if (!o.metadata.ownerReferences?.some((r) => r.uid === uid)) continue;
+        const type = this.d.registry.all().find((x) => x.storageKey === key);
+        if (type?.kind === 'Pod' && type.group === '') {
+          const graceful = this.pending(type, o, {});
+          if (graceful) {
+            if (!o.metadata.deletionTimestamp) this.d.store.put(key, graceful);
+            continue;
+          }
+        }
         const removed = this.d.store.remove(key, o.metadata.namespace, o.metadata.name!);
         if (removed) setImmediate(() => this.collectDependents(removed.metadata.uid!));
       }

@@ -103,6 +103,49 @@ describe('faults, limits and lifecycles', () => {
     expect(cmTooBig.body.message).toContain('Too long: may not be more than 1048576 bytes');
   });
 
+  it('collects a pod bound to a node gracefully, as a DELETE does: the node removes it', async () => {
+    const owner = (await call('POST', '/api/v1/namespaces/default/configmaps', cm('rs'))).body;
+    const pod = (name: string, nodeName?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'rs', uid: owner.metadata.uid },
+        ],
+      },
+      spec: {
+        ...(nodeName ? { nodeName } : {}),
+        terminationGracePeriodSeconds: 7,
+        containers: [{ name: 'c', image: 'x' }],
+      },
+    });
+    expect((await call('POST', '/api/v1/namespaces/default/pods', pod('bound', 'n1'))).code).toBe(
+      201,
+    );
+    expect((await call('POST', '/api/v1/namespaces/default/pods', pod('unbound'))).code).toBe(201);
+    await call('DELETE', '/api/v1/namespaces/default/configmaps/rs');
+    for (
+      let i = 0;
+      i < 100 && (await call('GET', '/api/v1/namespaces/default/pods/unbound')).code !== 404;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 10));
+    expect((await call('GET', '/api/v1/namespaces/default/pods/unbound')).code).toBe(404);
+    const bound = await call('GET', '/api/v1/namespaces/default/pods/bound');
+    expect(bound.code).toBe(200);
+    expect(bound.body.metadata.deletionTimestamp).toBeDefined();
+    expect(bound.body.metadata.deletionGracePeriodSeconds).toBe(7);
+    // The node's final delete (grace 0) removes it.
+    const last = await call('DELETE', '/api/v1/namespaces/default/pods/bound', {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      gracePeriodSeconds: 0,
+    });
+    expect(last.code).toBe(200);
+    expect((await call('GET', '/api/v1/namespaces/default/pods/bound')).code).toBe(404);
+  });
+
   it('deletes a namespace with its content and collects dependents by ownerReferences', async () => {
     await call('POST', '/api/v1/namespaces', {
       apiVersion: 'v1',

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { PeerCertificate } from 'node:tls';
 
 /** One request through HAProxy: the connection goes to `address:port`, `host` is the Host header (and SNI). */
 export interface Probe {
@@ -9,8 +10,14 @@ export interface Probe {
   readonly path?: string;
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** HTTPS: SNI is `host` (unless it is empty), the certificate is verified against `ca`. */
-  readonly tls?: { readonly ca: string };
+  /**
+   * HTTPS: SNI is `host` (unless it is empty), the certificate is verified against `ca`, and its
+   * name by `checkServerIdentity` when given (Node's own check otherwise).
+   */
+  readonly tls?: {
+    readonly ca: string;
+    readonly checkServerIdentity?: (host: string, cert: PeerCertificate) => Error | undefined;
+  };
   readonly timeoutMs?: number;
 }
 
@@ -20,6 +27,8 @@ export interface Reply {
   readonly httpVersion: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: string;
+  /** The response's header lines as received (name, value, name, value, …), repeats kept apart. */
+  readonly rawHeaders?: readonly string[];
   /** The server certificate's subject alt names on HTTPS (`DNS:a, DNS:b`). */
   readonly peerAltNames?: string;
 }
@@ -33,7 +42,13 @@ export function send(p: Probe): Promise<Reply> {
     method: p.method ?? 'GET',
     headers: { ...(p.host ? { host: p.host } : {}), ...p.headers },
     agent: false as const,
-    ...(p.tls ? { ca: p.tls.ca, ...(p.host ? { servername: p.host } : {}) } : {}),
+    ...(p.tls
+      ? {
+          ca: p.tls.ca,
+          ...(p.host ? { servername: p.host } : {}),
+          ...(p.tls.checkServerIdentity ? { checkServerIdentity: p.tls.checkServerIdentity } : {}),
+        }
+      : {}),
   };
   return new Promise((resolve, reject) => {
     const req = (p.tls ? httpsRequest : httpRequest)(options, (res) => {
@@ -46,6 +61,7 @@ export function send(p: Probe): Promise<Reply> {
           status: res.statusCode ?? 0,
           httpVersion: res.httpVersion,
           headers: res.headers,
+          rawHeaders: res.rawHeaders,
           body,
           ...(alt ? { peerAltNames: alt } : {}),
         }),

@@ -38,7 +38,8 @@ export interface StackOptions {
   /**
    * How haptic is installed: `manifests` (default) applies the chart's topology written in
    * topology.ts; `chart` runs `helm install` of helm/haptic with the pinned helm (server-side
-   * apply), with the agent as the Dataplane sidecar, the webhook on and two controller replicas.
+   * apply), with the agent as the Dataplane sidecar and two controller replicas; the webhook is on,
+   * as by default.
    */
   readonly install?: 'manifests' | 'chart';
   /** More chart values for `install: 'chart'` (over the stack's own). */
@@ -286,7 +287,6 @@ function chartValues(t: Topology): Record<string, string | number | boolean> {
     'credentials.password': CREDENTIALS.password,
     'controller.config.extraContext.default_certificate': t.defaultCertificate,
     'ingressClass.default': true,
-    'webhook.enabled': true,
     ...(t.fast
       ? {
           'controller.config.reconcile.debounce': '20ms',

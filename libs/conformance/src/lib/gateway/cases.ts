@@ -1,4 +1,6 @@
+import type { Stack } from '#stack';
 import type { HttpExpectation } from './judge.js';
+import type { ConditionExpectation, ListenerExpectation } from './status-checks.js';
 
 const INFRA = 'gateway-conformance-infra';
 const WEB = 'gateway-conformance-web-backend';
@@ -27,6 +29,25 @@ export interface GatewayCase {
   readonly requests: readonly HttpExpectation[];
   /** Weighted: backend → weight, judged over `weightedRequests` answers to GET /. */
   readonly weights?: Readonly<Record<string, number>>;
+  /** Listener status per Gateway (infra namespace), as upstream's GatewayStatusMustHaveListeners. */
+  readonly listeners?: Readonly<Record<string, readonly ListenerExpectation[]>>;
+  /** Gateway conditions per Gateway (infra namespace), as upstream's GatewayMustHaveCondition. */
+  readonly gatewayConditions?: Readonly<Record<string, readonly ConditionExpectation[]>>;
+  /** One condition on a route's parent entry for a Gateway, as upstream's HTTPRouteMustHaveCondition. */
+  readonly routeConditions?: readonly {
+    readonly route: string;
+    readonly gateway: string;
+    readonly condition: ConditionExpectation;
+  }[];
+  /** The test's later steps (mutations and what must follow them), run after the checks above. */
+  readonly script?: (t: CaseTools) => Promise<string | undefined>;
+}
+
+/** What a case's script may use: the stack, and an expectation judged as the requests are. */
+export interface CaseTools {
+  readonly stack: Stack;
+  /** Why the expectation did not hold three times in a row in time (its Gateway default same-namespace). */
+  readonly expect: (x: HttpExpectation) => Promise<string | undefined>;
 }
 
 const v = (n: number, path: string, extra: Partial<HttpExpectation> = {}): HttpExpectation => ({
@@ -226,6 +247,13 @@ export const GATEWAY_CASES: readonly GatewayCase[] = [
     level: 'core',
     routes: [{ name: 'reference-grant' }],
     requests: [{ path: '/', backend: 'web-backend', namespace: WEB }],
+    // as upstream: once the grant is deleted, the route's backend is refused (500)
+    script: async (t) => {
+      await t.stack.delete(
+        `/apis/gateway.networking.k8s.io/v1/namespaces/${WEB}/referencegrants/reference-grant`,
+      );
+      return t.expect(status(500, '/'));
+    },
   },
   {
     name: 'HTTPRoutePartiallyInvalidViaInvalidReferenceGrant',
@@ -292,7 +320,42 @@ export const GATEWAY_CASES: readonly GatewayCase[] = [
         headers: { 'X-Header-Add': 'some-other-value' },
         seen: { 'X-Header-Add': 'some-other-value,add-appends-values' },
       }),
-      v(1, '/remove', { headers: { 'X-Header-Remove': 'val' }, absent: ['X-Header-Remove'] }),
+      v(1, '/remove', {
+        headers: { 'X-Header-Remove': 'val' },
+        seen: {},
+        absent: ['X-Header-Remove'],
+      }),
+      v(1, '/multiple', {
+        headers: {
+          'X-Header-Set-2': 'set-val-2',
+          'X-Header-Add-2': 'add-val-2',
+          'X-Header-Remove-2': 'remove-val-2',
+          'Another-Header': 'another-header-val',
+        },
+        seen: {
+          'X-Header-Set-1': 'header-set-1',
+          'X-Header-Set-2': 'header-set-2',
+          'X-Header-Add-1': 'header-add-1',
+          'X-Header-Add-2': 'add-val-2,header-add-2',
+          'X-Header-Add-3': 'header-add-3',
+          'Another-Header': 'another-header-val',
+        },
+        absent: ['X-Header-Remove-1', 'X-Header-Remove-2'],
+      }),
+      v(1, '/case-insensitivity', {
+        headers: {
+          'x-header-set': 'original-val-set',
+          'x-header-add': 'original-val-add',
+          'x-header-remove': 'original-val-remove',
+          'Another-Header': 'another-header-val',
+        },
+        seen: {
+          'X-Header-Set': 'header-set',
+          'X-Header-Add': 'original-val-add,header-add',
+          'Another-Header': 'another-header-val',
+        },
+        absent: ['x-header-remove', 'X-Header-Remove'],
+      }),
     ],
   },
   {

@@ -1,13 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '#stack';
-import { consecutive, judgeReply, judgeShares } from './judge.js';
+import {
+  consecutive,
+  goHostnameMatches,
+  goServerIdentity,
+  judgeReply,
+  judgeShares,
+} from './judge.js';
 
 const sent = { scheme: 'http' as const, host: 'example.com', port: 10080, path: '/p' };
-const echo = (pod: string, headers: Record<string, string[]> = {}, status = 200): Reply => ({
+const echo = (
+  pod: string,
+  headers: Record<string, string[]> = {},
+  status = 200,
+  seen: Record<string, string> = {},
+): Reply => ({
   status,
   httpVersion: '1.1',
   headers: {},
-  body: JSON.stringify({ pod, namespace: 'gateway-conformance-infra', headers }),
+  body: JSON.stringify({
+    pod,
+    namespace: 'gateway-conformance-infra',
+    headers,
+    path: '/',
+    method: 'GET',
+    host: 'example.com',
+    ...seen,
+  }),
 });
 
 describe('the Gateway API runner judges as upstream does', () => {
@@ -30,6 +49,33 @@ describe('the Gateway API runner judges as upstream does', () => {
         sent,
       ),
     ).toMatch(/expected it absent/);
+  });
+
+  it("fails when the backend saw another path, method or host, or not the request's headers", () => {
+    const x = { path: '/', backend: 'infra-backend-v1' };
+    const v1 = 'infra-backend-v1-a';
+    expect(judgeReply(x, echo(v1, {}, 200, { path: '/other' }), sent)).toMatch(/path \/other/);
+    expect(judgeReply(x, echo(v1, {}, 200, { method: 'POST' }), sent)).toMatch(/method POST/);
+    expect(judgeReply({ ...x, host: 'example.com' }, echo(v1), sent)).toBeUndefined();
+    expect(judgeReply({ ...x, host: 'a.com' }, echo(v1), sent)).toMatch(/host example.com/);
+    const h = { ...x, headers: { Version: 'one' } };
+    expect(judgeReply(h, echo(v1, { Version: ['one'] }), sent)).toBeUndefined();
+    expect(judgeReply(h, echo(v1), sent)).toMatch(/Version: \(none\)/);
+  });
+
+  it('fails a response header with another value, a repeat not joined, or one that must be absent', () => {
+    const x = {
+      path: '/',
+      backend: 'infra-backend-v1',
+      responseHeaders: { 'X-Header-Add': 'a,b' },
+      responseAbsent: ['X-Gone'],
+    };
+    const r = (rawHeaders: string[]): Reply => ({ ...echo('infra-backend-v1-a'), rawHeaders });
+    expect(judgeReply(x, r(['x-header-add', 'a', 'X-Header-Add', 'b']), sent)).toBeUndefined();
+    expect(judgeReply(x, r(['X-Header-Add', 'a']), sent)).toMatch(/X-Header-Add: a, expected a,b/);
+    expect(
+      judgeReply(x, r(['X-Header-Add', 'a', 'X-Header-Add', 'b', 'x-gone', '1']), sent),
+    ).toMatch(/X-Gone present/);
   });
 
   it('fails a redirect to the wrong port', () => {
@@ -67,5 +113,24 @@ describe('the Gateway API runner judges as upstream does', () => {
     expect(judgeShares({ v1: 380, v2: 120 }, w)).toMatch(/v1: 76\.0 %/); // off by 6
     expect(judgeShares({ v1: 350, v2: 140, v3: 10 }, w)).toBeUndefined();
     expect(judgeShares({ v1: 350, v2: 150, x: 1 }, w)).toMatch(/unexpected/);
+  });
+});
+
+describe('the runner checks TLS names as the upstream (Go) client does', () => {
+  it('a wildcard covers exactly one leftmost label', () => {
+    expect(goHostnameMatches('*.org', 'unknown-example.org')).toBe(true);
+    expect(goHostnameMatches('*.wildcard.org', 'a.wildcard.org')).toBe(true);
+    expect(goHostnameMatches('*.wildcard.org', 'a.b.wildcard.org')).toBe(false);
+    expect(goHostnameMatches('*.org', 'org')).toBe(false);
+    expect(goHostnameMatches('*', 'example')).toBe(false);
+    expect(goHostnameMatches('Example.ORG', 'example.org.')).toBe(true);
+    expect(goHostnameMatches('example.org', 'second-example.org')).toBe(false);
+  });
+  it('fails a certificate whose DNS names do not cover the host', () => {
+    const cert = { subjectaltname: 'DNS:example.org, DNS:*.wildcard.org, IP Address:127.0.0.1' };
+    expect(goServerIdentity('example.org', cert)).toBeUndefined();
+    expect(goServerIdentity('x.wildcard.org', cert)).toBeUndefined();
+    expect(goServerIdentity('other.org', cert)?.message).toMatch(/do not cover other.org/);
+    expect(goServerIdentity('127.0.0.1', cert)).toBeInstanceOf(Error);
   });
 });

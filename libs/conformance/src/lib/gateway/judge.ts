@@ -8,16 +8,26 @@ export interface HttpExpectation {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly https?: boolean;
+  /** The listener port the request goes to (default 80, or 443 with `https`), before the offset. */
+  readonly port?: number;
   /** Default 200. */
   readonly status?: number;
   /** The backend (pod name prefix) expected to answer, for 2xx. */
   readonly backend?: string;
   /** Default gateway-conformance-infra. */
   readonly namespace?: string;
-  /** Headers the backend must have seen (names case-insensitive; values joined with `,`). */
+  /** Headers the backend must have seen (names case-insensitive; values joined with `,`); default the request's own `headers`, as upstream. */
   readonly seen?: Readonly<Record<string, string>>;
   /** Headers the backend must not have seen. */
   readonly absent?: readonly string[];
+  /** The Host the backend must have seen when a filter rewrote it (default the request's `host`). */
+  readonly seenHost?: string;
+  /** Response headers the echo backend is asked to set (upstream's `X-Echo-Set-Header`). */
+  readonly backendSets?: Readonly<Record<string, string>>;
+  /** Response headers the client must get (names case-insensitive; repeated lines joined with `,`). */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** Response headers the client must not get. */
+  readonly responseAbsent?: readonly string[];
   /** For 3xx: the Location's parts (unspecified ones default to the request's). */
   readonly redirect?: {
     readonly scheme?: string;
@@ -28,6 +38,9 @@ export interface HttpExpectation {
 }
 
 interface Echoed {
+  readonly host?: string;
+  readonly path?: string;
+  readonly method?: string;
   readonly pod?: string;
   readonly namespace?: string;
   readonly headers?: Readonly<Record<string, readonly string[]>>;
@@ -85,18 +98,57 @@ export function judgeReply(x: HttpExpectation, reply: Reply, sent: Sent): string
   const status = x.status ?? 200;
   if (reply.status !== status) return `status ${reply.status}, expected ${status}`;
   if (status >= 300 && status < 400) return judgeRedirect(x, reply, sent);
-  if (status < 200 || status >= 300 || !x.backend) return undefined;
+  if (status !== 200 && status !== 204) return undefined;
   const e = echoed(reply.body);
   if (!e) return 'the answer is not an echo (JSON) body';
-  if (!e.pod?.startsWith(x.backend)) return `served by pod ${e.pod ?? '?'}, expected ${x.backend}`;
+  return judgeResponseHeaders(x, reply) ?? judgeEchoed(x, e);
+}
+
+function responseHeaders(reply: Reply): Map<string, string> {
+  const m = new Map<string, string>();
+  const raw = reply.rawHeaders ?? [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = (raw[i] ?? '').toLowerCase();
+    const prev = m.get(k);
+    m.set(k, prev === undefined ? (raw[i + 1] ?? '') : `${prev},${raw[i + 1] ?? ''}`);
+  }
+  return m;
+}
+
+/** Upstream's response header checks: expected values (repeats joined with `,`), absent names. */
+function judgeResponseHeaders(x: HttpExpectation, reply: Reply): string | undefined {
+  if (!x.responseHeaders && !x.responseAbsent) return undefined;
+  const got = responseHeaders(reply);
+  for (const [k, v] of Object.entries(x.responseHeaders ?? {}))
+    if (got.get(k.toLowerCase()) !== v)
+      return `response header ${k}: ${got.get(k.toLowerCase()) ?? '(none)'}, expected ${v}`;
+  for (const k of x.responseAbsent ?? [])
+    if (got.has(k.toLowerCase())) return `response header ${k} present, expected it absent`;
+  return undefined;
+}
+
+/**
+ * Upstream's check of the request the backend saw (on 200/204): host (when the request named
+ * one), path, method, namespace, headers (`seen`, else the request's own), absent headers, and
+ * the serving pod's name prefix.
+ */
+function judgeEchoed(x: HttpExpectation, e: Echoed): string | undefined {
+  const host = x.seenHost ?? x.host;
+  if (host !== undefined && e.host !== host)
+    return `backend saw host ${e.host ?? '?'}, expected ${host}`;
+  if (e.path !== x.path) return `backend saw path ${e.path ?? '?'}, expected ${x.path}`;
+  const method = x.method ?? 'GET';
+  if (e.method !== method) return `backend saw method ${e.method ?? '?'}, expected ${method}`;
   const ns = x.namespace ?? 'gateway-conformance-infra';
   if (e.namespace !== ns) return `served from namespace ${e.namespace ?? '?'}, expected ${ns}`;
   const seen = seenHeaders(e);
-  for (const [k, v] of Object.entries(x.seen ?? {}))
+  for (const [k, v] of Object.entries(x.seen ?? x.headers ?? {}))
     if (seen.get(k.toLowerCase()) !== v)
       return `backend saw ${k}: ${seen.get(k.toLowerCase()) ?? '(none)'}, expected ${v}`;
   for (const k of x.absent ?? [])
     if (seen.has(k.toLowerCase())) return `backend saw ${k}, expected it absent`;
+  const backend = x.backend ?? '';
+  if (!e.pod?.startsWith(backend)) return `served by pod ${e.pod ?? '?'}, expected ${backend}`;
   return undefined;
 }
 
@@ -144,4 +196,30 @@ export function judgeShares(
   }
   const unknown = Object.keys(counts).filter((n) => !(n in weights) && (counts[n] ?? 0) > 0);
   return unknown.length > 0 ? `answered by unexpected backends ${unknown.join(', ')}` : undefined;
+}
+
+/**
+ * Go's x509 host name rule, which the upstream suite's TLS client applies: a `*` matches exactly
+ * one whole leftmost label (so `*.org` covers `unknown-example.org`, which Node's check refuses),
+ * labels compare case-insensitively, a trailing dot is ignored.
+ */
+export function goHostnameMatches(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase().replace(/\.$/, '').split('.');
+  const h = host.toLowerCase().replace(/\.$/, '').split('.');
+  if (p.length !== h.length || h.some((l) => l === '')) return false;
+  return p.every((label, i) => label === h[i] || (i === 0 && label === '*' && p.length > 1));
+}
+
+/** The server-name check for a TLS client with Go's rule over the certificate's DNS names. */
+export function goServerIdentity(
+  host: string,
+  cert: { readonly subjectaltname?: string },
+): Error | undefined {
+  const names = (cert.subjectaltname ?? '')
+    .split(', ')
+    .filter((n) => n.startsWith('DNS:'))
+    .map((n) => n.slice(4));
+  return names.some((n) => goHostnameMatches(n, host))
+    ? undefined
+    : new Error(`certificate names ${names.join(', ')} do not cover ${host}`);
 }

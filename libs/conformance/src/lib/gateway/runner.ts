@@ -1,10 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { generateCertificate, type KubeObject } from '#kube-sim';
+import type { KubeObject } from '#kube-sim';
 import { assembleLibrary, repoRoot, send, Stack, waitFor } from '#stack';
-import { GATEWAY_CASES, type GatewayCase, type RouteCheck } from './cases.js';
-import { consecutive, judgeReply, judgeShares, type HttpExpectation } from './judge.js';
+import { GATEWAY_CASES, type CaseTools, type GatewayCase, type RouteCheck } from './cases.js';
+import { GATEWAY_CORE_CASES } from './gateway-core-cases.js';
+import { HTTP_CORE_CASES } from './http-core-cases.js';
+import { HTTP_EXTENDED_CASES } from './http-extended-cases.js';
+import { serverCertificate, suiteSecrets } from './fixtures.js';
+import { gatewayCondition, gatewayListeners, routeCondition } from './status-checks.js';
+import {
+  consecutive,
+  goServerIdentity,
+  judgeReply,
+  judgeShares,
+  type HttpExpectation,
+} from './judge.js';
+import { GRPC_CASES } from './grpc-cases.js';
+import { grpcSuiteSecrets, grpcTraffic, isGrpcCase } from './grpc-run.js';
 
 /** Listener ports are shifted by this much (80 → 10080, 443 → 10443): a non-root user cannot bind below 1024. */
 export const GATEWAY_PORT_OFFSET = 10_000;
@@ -33,10 +46,9 @@ export interface GatewaySuiteReport {
 
 /** The objects of one upstream manifest file, with the GatewayClass placeholder filled in. */
 export function manifests(file: string): KubeObject[] {
-  const text = readFileSync(join(DIR(), file), 'utf8').replaceAll(
-    '{GATEWAY_CLASS_NAME}',
-    GATEWAY_CLASS,
-  );
+  const text = readFileSync(join(DIR(), file), 'utf8')
+    .replaceAll('{GATEWAY_CLASS_NAME}', GATEWAY_CLASS)
+    .replaceAll('{GATEWAY_CONTROLLER_NAME}', CONTROLLER);
   return parseAllDocuments(text)
     .map((d) => d.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null && typeof o.kind === 'string');
@@ -51,32 +63,20 @@ const PLURAL: Record<string, string> = {
   Secret: 'secrets',
   Deployment: 'deployments',
   EndpointSlice: 'endpointslices',
+  GatewayClass: 'gatewayclasses',
 };
 
 function pathOf(o: KubeObject): string {
   const plural = PLURAL[o.kind] ?? `${o.kind.toLowerCase()}s`;
   const base = o.apiVersion === 'v1' ? '/api/v1' : `/apis/${o.apiVersion}`;
+  if (o.kind === 'GatewayClass') return `${base}/${plural}/${o.metadata.name}`;
   return `${base}/namespaces/${o.metadata.namespace ?? 'default'}/${plural}/${o.metadata.name}`;
 }
 
-/** The base fixture's backends the HTTP cases use (the TLS/TCP backends need Secrets this runner does not create; no gRPC case runs yet). */
-const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend)$/;
+/** The base fixture's backends the cases use (the TLS/TCP backends need Secrets this runner does not create). */
+const BACKENDS = /^(infra-backend-v[123]|app-backend-v[12]|web-backend|grpc-infra-backend-v[123])$/;
 const isUsed = (o: KubeObject) =>
   !['Deployment', 'Service'].includes(o.kind) || BACKENDS.test(o.metadata.name ?? '');
-
-async function tlsSecret(): Promise<KubeObject> {
-  const tls = await generateCertificate({
-    dnsNames: ['*', '*.org', '*.wildcard.org', 'example.org', 'second-example.org'],
-  });
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'kubernetes.io/tls',
-    metadata: { namespace: INFRA, name: 'tls-validity-checks-certificate' },
-    data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
-  };
-}
 
 /** The stack with the Gateway API library, its CRDs and the upstream base fixture, pods ready. */
 async function startStack(log: (l: string) => void): Promise<Stack> {
@@ -95,7 +95,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     kubeSimManifests: CRDS.map((c) => join(DIR(), 'crds', `gateway.networking.k8s.io_${c}.yaml`)),
     log,
   });
-  const base = manifests('base/manifests.yaml').filter(isUsed);
+  const base = [...(await grpcSuiteSecrets()), ...manifests('base/manifests.yaml').filter(isUsed)];
   await stack.apply([
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -105,7 +105,7 @@ async function startStack(log: (l: string) => void): Promise<Stack> {
     },
     ...base.filter((o) => o.kind === 'Namespace'),
   ]);
-  await stack.apply([await tlsSecret(), ...base.filter((o) => o.kind !== 'Namespace')]);
+  await stack.apply([...(await suiteSecrets()), ...base.filter((o) => o.kind !== 'Namespace')]);
   for (const d of base.filter((o) => o.kind === 'Deployment')) {
     const want = (d as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
     const ns = d.metadata.namespace ?? 'default';
@@ -133,7 +133,7 @@ interface GatewayObject {
   status?: {
     addresses?: { value: string }[];
     conditions?: Condition[];
-    listeners?: { name: string; attachedRoutes: number }[];
+    listeners?: { name: string; attachedRoutes: number; conditions?: Condition[] }[];
   };
 }
 interface RouteObject {
@@ -143,16 +143,23 @@ interface RouteObject {
 
 const cond = (list: Condition[] | undefined, type: string) => list?.find((c) => c.type === type);
 
-/** The Gateway's address once it is Programmed. */
+const LISTENER_READY = ['Accepted', 'ResolvedRefs', 'Programmed'];
+
+/** The Gateway's address once it is Programmed and (as upstream asks) every listener is Accepted, ResolvedRefs and Programmed. */
 async function gatewayAddress(stack: Stack, name: string): Promise<string> {
   return waitFor(
-    `Gateway ${name} to be Programmed with an address`,
+    `Gateway ${name} to be Programmed with an address, its listeners ready`,
     async () => {
       const g = await stack.get<GatewayObject>(
         `/apis/gateway.networking.k8s.io/v1/namespaces/${INFRA}/gateways/${name}`,
       );
       const p = cond(g?.status?.conditions, 'Programmed');
-      return p?.status === 'True' && p.observedGeneration === g?.metadata.generation
+      const listenersReady = (g?.status?.listeners ?? []).every((l) =>
+        LISTENER_READY.every((t) => cond(l.conditions, t)?.status === 'True'),
+      );
+      return p?.status === 'True' &&
+        p.observedGeneration === g?.metadata.generation &&
+        listenersReady
         ? g?.status?.addresses?.[0]?.value
         : undefined;
     },
@@ -214,8 +221,14 @@ async function attachedSettled(
   }
 }
 
-async function request(address: string, x: HttpExpectation) {
-  const port = (x.https ? 443 : 80) + GATEWAY_PORT_OFFSET;
+/** As upstream: the headers the echo backend is to answer with, `name:value` joined by `,`. */
+const echoSetHeader = (h: Readonly<Record<string, string>>) =>
+  Object.entries(h)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
+
+async function request(address: string, x: HttpExpectation, ca?: string) {
+  const port = (x.port ?? (x.https ? 443 : 80)) + GATEWAY_PORT_OFFSET;
   const host = x.host ?? address;
   const reply = await send({
     address,
@@ -223,7 +236,12 @@ async function request(address: string, x: HttpExpectation) {
     host,
     path: x.path,
     method: x.method ?? 'GET',
-    headers: { 'user-agent': 'Go-http-client/1.1', ...x.headers },
+    headers: {
+      'user-agent': 'Go-http-client/1.1',
+      ...x.headers,
+      ...(x.backendSets ? { 'X-Echo-Set-Header': echoSetHeader(x.backendSets) } : {}),
+    },
+    ...(x.https && ca ? { tls: { ca, checkServerIdentity: goServerIdentity } } : {}),
   });
   return {
     reply,
@@ -236,24 +254,75 @@ async function request(address: string, x: HttpExpectation) {
   };
 }
 
+/** The status checks a case names beyond its routes: listeners, Gateway conditions, route conditions. */
+async function statusChecks(stack: Stack, c: GatewayCase): Promise<string | undefined> {
+  for (const [gw, want] of Object.entries(c.listeners ?? {})) {
+    const why = await gatewayListeners(stack, gw, want);
+    if (why) return why;
+  }
+  for (const [gw, wants] of Object.entries(c.gatewayConditions ?? {}))
+    for (const want of wants) {
+      const why = await gatewayCondition(stack, gw, want);
+      if (why) return why;
+    }
+  for (const r of c.routeConditions ?? []) {
+    const why = await routeCondition(stack, r.route, r.gateway, r.condition);
+    if (why) return why;
+  }
+  return undefined;
+}
+
+/** Requests judged upstream's way (three in a row within the deadline) against the case's Gateways. */
+function caseTools(stack: Stack, addresses: ReadonlyMap<string, string>): CaseTools {
+  const expect = async (x: HttpExpectation) => {
+    const address = addresses.get(x.gateway ?? 'same-namespace');
+    if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
+    const ca = x.https ? await serverCertificate(stack) : undefined;
+    const why = await consecutive(
+      async () => {
+        const { reply, sent } = await request(address, x, ca);
+        return judgeReply(x, reply, sent);
+      },
+      { deadlineMs: 60_000 },
+    );
+    const scheme = x.https ? 'https://' : '';
+    return why
+      ? `${x.method ?? 'GET'} ${scheme}${x.host ?? ''}${x.path} ${JSON.stringify(x.headers ?? {})}: ${why}`
+      : undefined;
+  };
+  return { stack, expect };
+}
+
+/** One sample of 500 answers to GET /: why it fails (a non-200 answer, or the shares), or undefined. */
+async function sample(
+  address: string,
+  weights: Readonly<Record<string, number>>,
+): Promise<string | undefined> {
+  const counts: Record<string, number> = {};
+  for (let i = 0; i < 500; i++) {
+    const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
+    if (reply.status !== 200)
+      return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
+    const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
+    const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
+    counts[backend] = (counts[backend] ?? 0) + 1;
+  }
+  return judgeShares(counts, weights);
+}
+
+/** Upstream's weighted test: up to 10 samples, the first that holds passes (each failed one is printed). */
 async function weighted(
   address: string,
   weights: Readonly<Record<string, number>>,
 ): Promise<string | undefined> {
-  let why: string | undefined = 'not run';
-  for (let attempt = 0; attempt < 3 && why !== undefined; attempt++) {
-    const counts: Record<string, number> = {};
-    for (let i = 0; i < 500; i++) {
-      const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
-      if (reply.status !== 200)
-        return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
-      const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
-      const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
-      counts[backend] = (counts[backend] ?? 0) + 1;
-    }
-    why = judgeShares(counts, weights);
+  const failed: string[] = [];
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    const why = await sample(address, weights);
+    if (why === undefined) return undefined;
+    failed.push(`sample ${attempt}: ${why}`);
+    process.stderr.write(`     weighted sample ${attempt} of 10 failed: ${why}\n`);
   }
-  return why;
+  return failed.join('; ');
 }
 
 async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined> {
@@ -265,18 +334,13 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       addresses.set(g, await gatewayAddress(stack, g));
     for (const r of c.routes) await routeSettled(stack, r);
     if (c.attached) await attachedSettled(stack, c.attached);
+    const status = await statusChecks(stack, c);
+    if (status) return status;
+    if (isGrpcCase(c)) return await grpcTraffic({ addresses, port: 80 + GATEWAY_PORT_OFFSET }, c);
+    const tools = caseTools(stack, addresses);
     for (const x of c.requests) {
-      const address = addresses.get(x.gateway ?? 'same-namespace');
-      if (!address) return `no address for Gateway ${x.gateway ?? 'same-namespace'}`;
-      const why = await consecutive(
-        async () => {
-          const { reply, sent } = await request(address, x);
-          return judgeReply(x, reply, sent);
-        },
-        { deadlineMs: 60_000 },
-      );
-      if (why)
-        return `${x.method ?? 'GET'} ${x.host ?? ''}${x.path} ${JSON.stringify(x.headers ?? {})}: ${why}`;
+      const why = await tools.expect(x);
+      if (why) return why;
     }
     if (c.weights) {
       const address = addresses.get('same-namespace');
@@ -292,7 +356,7 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       if (ready) return `GET /: ${ready}`;
       return await weighted(address, c.weights);
     }
-    return undefined;
+    return c.script ? await c.script(tools) : undefined;
   } finally {
     for (const o of objects) await stack.delete(pathOf(o)).catch(() => undefined);
   }
@@ -304,8 +368,15 @@ export async function runGatewaySuite(
   progress: (c: GatewayCaseReport) => void = () => undefined,
   log: (l: string) => void = () => undefined,
 ): Promise<GatewaySuiteReport> {
-  const cases = names?.length ? GATEWAY_CASES.filter((c) => names.includes(c.name)) : GATEWAY_CASES;
-  const unknown = (names ?? []).filter((n) => !GATEWAY_CASES.some((c) => c.name === n));
+  const all = [
+    ...GATEWAY_CASES,
+    ...HTTP_CORE_CASES,
+    ...GATEWAY_CORE_CASES,
+    ...HTTP_EXTENDED_CASES,
+    ...GRPC_CASES,
+  ];
+  const cases = names?.length ? all.filter((c) => names.includes(c.name)) : all;
+  const unknown = (names ?? []).filter((n) => !all.some((c) => c.name === n));
   if (unknown.length > 0) throw new RangeError(`unknown Gateway API cases: ${unknown.join(', ')}`);
   const stack = await startStack(log);
   const reports: GatewayCaseReport[] = [];

@@ -70,10 +70,10 @@ function refusal(...args: Parameters<typeof run>): string {
 describe('ingress_backend', () => {
   it('prints a shared backend from extra alone (no annotations read)', () => {
     expect(output(undefined)).toBe(
-      'backend svc_apps_echo_80\n  balance roundrobin\n  # opts[] slots[8] cookie[]',
+      'backend svc_apps_echo_80\n  balance roundrobin\n  # opts[] slots[2] cookie[]',
     );
     expect(output(undefined, { balance: 'source', server_slots: 4 })).toBe(
-      'backend svc_apps_echo_80\n  balance source\n  hash-type consistent\n  # opts[] slots[4] cookie[]',
+      'backend svc_apps_echo_80\n  balance source\n  hash-type consistent\n  # opts[] slots[8] cookie[]',
     );
   });
 

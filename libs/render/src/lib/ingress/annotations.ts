@@ -8,6 +8,7 @@ import {
   base64Decode,
   haproxyQuote,
   headerValue,
+  intRange,
   validCertificate,
   validHostname,
 } from '../filters-haproxy.js';
@@ -59,7 +60,8 @@ function matches(v: unknown, re: RegExp): boolean {
 /** What one backend's lines need (the annotations' a_* variables of the Liquid version). */
 interface Settings {
   balance: unknown;
-  slots: unknown;
+  /** Set by the server-slots annotation; else by the slot policy (`slotsFor`). */
+  slots: number | undefined;
   timeouts: string[];
   sslRedirect: boolean;
   sslCode: unknown;
@@ -298,12 +300,31 @@ export interface BackendOutput {
   readonly lines: OutputLines;
   /** The options of every server line (protocol, TLS). */
   readonly opts: string;
-  /** Server slots (`extra.server_slots`, or the server-slots annotation). */
-  readonly slots: unknown;
+  /** Server slots: the server-slots annotation, else `extra.server_slots(_fixed)`. */
+  readonly slots: number;
   /** The affinity cookie name, or "". */
   readonly cookie: unknown;
   /** The userlist of basic auth (after a blank line), or nothing. */
   readonly userlist: OutputLines;
+}
+
+/**
+ * Slots unless the server-slots annotation gave them: `server_slots` (default 2) where HAProxy's
+ * runtime API can add servers past them (plain server lines on a dynamic balance algorithm),
+ * `server_slots_fixed` (default 8) where it cannot (server options, a cookie, a hashing
+ * balance, a backend snippet), since growing past them reloads. Both 1-1024.
+ */
+function slotsFor(ctx: Context, s: Settings, opts: string, extra: unknown): number {
+  const fixed =
+    opts !== '' ||
+    s.cookie !== '' ||
+    s.balance === 'source' ||
+    s.balance === 'uri' ||
+    s.snippet.length > 0;
+  const value = fixed
+    ? orDefault(field(extra, 'server_slots_fixed'), 8)
+    : orDefault(field(extra, 'server_slots'), 2);
+  return intRange.call({ context: ctx }, value, 1, 1024);
 }
 
 function serverOpts(ctx: Context, s: Settings): string {
@@ -383,7 +404,7 @@ export function ingressBackend(
   const be = str(b.name);
   const s: Settings = {
     balance: orDefault(field(extra, 'balance'), 'roundrobin'),
-    slots: orDefault(field(extra, 'server_slots'), 8),
+    slots: undefined,
     timeouts: [],
     sslRedirect: false,
     sslCode: undefined,
@@ -414,10 +435,11 @@ export function ingressBackend(
     new AnnotationReader(ctx, ing, extra, secrets).read(s);
   }
   const opts = serverOpts(ctx, s);
+  const slots = s.slots ?? slotsFor(ctx, s, opts, extra);
   return {
     lines: new OutputLines(backendLines(ctx, be, s), '\n  '),
     opts,
-    slots: s.slots,
+    slots,
     cookie: s.cookie,
     userlist: userlist(ctx, be, s.users),
   };
