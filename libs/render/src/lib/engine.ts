@@ -32,6 +32,7 @@ import {
   validPath,
 } from './filters-haproxy.js';
 import { FragmentRenderTag } from './fragment-tag.js';
+import { ingressBackend } from './ingress/annotations.js';
 import { serverLines, serverSlots } from './ingress/filters.js';
 import { TemplateValueError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
@@ -65,6 +66,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   valid_certificate: validCertificate,
   server_slots: serverSlots,
   server_lines: serverLines,
+  ingress_backend: ingressBackend,
 };
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */

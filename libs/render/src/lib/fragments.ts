@@ -12,6 +12,12 @@ export type Dependency =
       /** The look-up's memo key in a render (made once, when recorded). */
       readonly memo: string;
       readonly result: readonly object[];
+      /**
+       * The token of the watched list (`list:<watched>`) for which `result` is known to hold:
+       * while the list has the same elements, the look-up gives the same, unchecked. Moved on
+       * when a check under a newer token finds the same result.
+       */
+      token: unknown;
     }
   | {
       /** A value with a per-render signature (a global, a whole list, a deployed backend). */
@@ -116,7 +122,10 @@ export class FragmentSession {
   lookup(watched: string, keys: readonly string[]): readonly object[] {
     const memo = `${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
     const result = this.memoised(watched, keys, memo);
-    if (this.recorders.length > 0) this.record({ kind: 'lookup', watched, keys, memo, result });
+    if (this.recorders.length > 0) {
+      const token = this.signature(`list:${watched}`);
+      this.record({ kind: 'lookup', watched, keys, memo, result, token });
+    }
     return result;
   }
 
@@ -156,8 +165,12 @@ export class FragmentSession {
       if (dep.kind === 'value') {
         if (settled && this.settled(dep.key)) continue;
         if (this.signature(dep.key) !== dep.signature) return false;
-      } else if (!sameObjects(this.memoised(dep.watched, dep.keys, dep.memo), dep.result)) {
-        return false;
+      } else {
+        // Same list elements, same look-up: only a changed list needs the look-up again.
+        const token = this.signature(`list:${dep.watched}`);
+        if (token === dep.token) continue;
+        if (!sameObjects(this.memoised(dep.watched, dep.keys, dep.memo), dep.result)) return false;
+        if (!this.reuseOnly) dep.token = token;
       }
     }
     return true;

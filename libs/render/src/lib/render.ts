@@ -236,7 +236,34 @@ function sessionFor(
     },
     inputs.reuseOnly === true,
   );
-  return new FragmentSession(cache, snapshot, signer, inputs.reuseOnly === true);
+  return new FragmentSession(
+    cache,
+    snapshot,
+    signer,
+    inputs.reuseOnly === true,
+    settledFor(cache, compiled, inputs),
+  );
+}
+
+/**
+ * The value dependencies that read as when the last successful render settled the cache: the
+ * deployed config (`previous.*`) when it is the same object, `extra` when it has the same text.
+ */
+function settledFor(
+  cache: FragmentCache,
+  compiled: CompiledTemplates,
+  inputs: RenderInputs,
+): (key: string) => boolean {
+  const settled = cache.settledInputs;
+  if (!settled) return () => false;
+  const samePrevious = settled.previous === inputs.previous;
+  let sameExtra: boolean | undefined;
+  return (key) => {
+    if (key.startsWith('previous.')) return samePrevious;
+    if (key === 'global:extra')
+      return (sameExtra ??= settled.extra === extraText(compiled, inputs));
+    return false;
+  };
 }
 
 function* renderOnce(

@@ -176,4 +176,21 @@ describe('ingressModel', () => {
     expect(m.prefix_routes.map((r) => r.key)).toEqual(['shop.com/cart/', 'shop.com/new/']);
     expect(m.exact_routes.map((r) => r.key)).toEqual(['shop.com/cart']);
   });
+
+  it('gives the same result for the same objects, and a new one when an object is replaced', () => {
+    const a = ing('a', '2024-01-01T00:00:00Z', 'a.com', [{ path: '/' }]);
+    const b = ing('b', '2024-01-02T00:00:00Z', 'b.com', [{ path: '/' }]);
+    const first = model([a, b]);
+    // new arrays of the same objects (as each snapshot's list is): the same result
+    expect(model([a, b], [...classes])).toBe(first);
+    const b2 = ing('b', '2024-01-02T00:00:00Z', 'b.com', [{ path: '/v2', pathType: 'Exact' }]);
+    const second = model([a, b2]);
+    expect(second).not.toBe(first);
+    expect(second.model.exact_routes.map((r) => r.key)).toEqual(['b.com/v2']);
+    expect(model([a, b]).model.exact_routes).toEqual([]);
+    expect(
+      ingressModel({ ingresses: [a, b], ingressClasses: classes, controllerName: 'other' }).model
+        .served,
+    ).toEqual([]);
+  });
 });

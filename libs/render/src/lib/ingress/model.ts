@@ -432,12 +432,45 @@ function backendList(served: readonly ReadIngress[]): IngressBackend[] {
   return out;
 }
 
+function sameElements(a: readonly object[], b: readonly object[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// The last model and what it was built from: index objects are replaced on change, so the same
+// objects (a render after an EndpointSlice, Secret or config change) give the same model.
+let last: { inputs: IngressInputs; result: IngressModelResult } | undefined;
+
 /**
  * The Ingress library's model of a snapshot: the served Ingresses (oldest first), their routes,
  * backends and default backend. An Ingress with an invalid host, path, path type or backend, or
  * with a route an older served Ingress already has, is refused (a problem naming it) and left out.
+ * The same Ingresses and IngressClasses (by identity) give the same result object.
  */
 export function ingressModel(inputs: IngressInputs): IngressModelResult {
+  const was = last?.inputs;
+  if (
+    last &&
+    was &&
+    was.controllerName === inputs.controllerName &&
+    sameElements(was.ingressClasses, inputs.ingressClasses) &&
+    sameElements(was.ingresses, inputs.ingresses)
+  )
+    return last.result;
+  const result = buildModel(inputs);
+  last = {
+    inputs: {
+      ingressClasses: [...inputs.ingressClasses],
+      ingresses: [...inputs.ingresses],
+      controllerName: inputs.controllerName,
+    },
+    result,
+  };
+  return result;
+}
+
+function buildModel(inputs: IngressInputs): IngressModelResult {
   const problems: RenderProblem[] = [];
   const read: ReadIngress[] = [];
   for (const ing of selectIngresses(inputs)) {
