@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter } from 'prom-client';
@@ -18,6 +19,9 @@ import {
 import type { GatewayStatusApi } from './gateway-status-api.js';
 import type { GatewayModel } from './lib/gateway/types.js';
 
+/** The resync interval's name in the SchedulerRegistry (@nestjs/schedule). */
+const GATEWAY_STATUS_RESYNC = 'gateway-status-resync';
+
 type GatewaySnapshot = NonNullable<Awaited<ReturnType<GatewayStatusSource['snapshot']>>>;
 
 function describe(w: ServiceWrite): string {
@@ -36,7 +40,6 @@ function describe(w: ServiceWrite): string {
 export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('GatewayStatus');
   private off: (() => void) | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private dirty = false;
   private leading = false;
@@ -49,6 +52,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     @Inject(STATUS_OPTIONS) private readonly options: StatusModuleOptions,
     private readonly tracker: StatusTracker,
     @InjectMetric(STATUS_WRITES.name) private readonly writes: Counter<'kind' | 'result'>,
+    private readonly scheduler: SchedulerRegistry,
   ) {}
 
   needLeaderElection(): boolean {
@@ -59,8 +63,10 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     this.leading = true;
     this.term = new Term();
     this.off = this.tracker.onChange(() => this.schedule());
-    this.timer = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
-    this.timer.unref();
+    this.stopResync();
+    const resync = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
+    resync.unref();
+    this.scheduler.addInterval(GATEWAY_STATUS_RESYNC, resync);
     this.schedule();
   }
 
@@ -84,8 +90,12 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
   private stop(): void {
     this.off?.();
     this.off = undefined;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopResync();
+  }
+
+  private stopResync(): void {
+    if (this.scheduler.doesExist('interval', GATEWAY_STATUS_RESYNC))
+      this.scheduler.deleteInterval(GATEWAY_STATUS_RESYNC);
   }
 
   private schedule(): void {

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventRecorder } from './event-recorder.js';
 import { KubeGatewayStatusApi, type GatewayStatusApi } from './gateway-status-api.js';
@@ -52,6 +53,7 @@ export class StatusModule {
           });
     return {
       module: StatusModule,
+      imports: [ScheduleModule.forRoot()],
       providers: [
         { provide: STATUS_OPTIONS, useValue: options },
         { provide: STATUS_API, useValue: statusApi },

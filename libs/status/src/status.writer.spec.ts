@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { HapticBus, IngressStatusSource } from '#events';
@@ -41,7 +42,11 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
-function statusWriter(api: StatusApi): StatusWriter {
+function statusWriter(
+  api: StatusApi,
+  options: StatusModuleOptions = OPTIONS,
+  scheduler = new SchedulerRegistry(),
+): StatusWriter {
   const ingresses: IngressStatusSource = {
     ingresses: () => Promise.resolve({ served: [], all: [] }),
     object: () => Promise.resolve(undefined),
@@ -51,12 +56,13 @@ function statusWriter(api: StatusApi): StatusWriter {
   return new StatusWriter(
     bus,
     api,
-    OPTIONS,
+    options,
     ingresses,
     new StatusTracker(bus),
     events,
     recorder,
     counter('haptic_test_writes'),
+    scheduler,
   );
 }
 
@@ -76,6 +82,22 @@ function slowApi() {
 }
 
 describe('StatusWriter leadership', () => {
+  it('resyncs on an interval of the SchedulerRegistry while leading, and drops it on stop', async () => {
+    let reads = 0;
+    const api: StatusApi = {
+      ...slowApi().api,
+      readConfig: () => (reads++, Promise.resolve(undefined)),
+    };
+    const scheduler = new SchedulerRegistry();
+    const writer = statusWriter(api, { ...OPTIONS, resyncMs: 10 }, scheduler);
+    writer.startLeading();
+    expect(scheduler.getIntervals()).toEqual(['status-resync']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(reads).toBeGreaterThan(2); // the first pass and at least two resyncs
+    await writer.stopLeading(new AbortController().signal);
+    expect(scheduler.getIntervals()).toEqual([]);
+  });
+
   it('stops at once when its deadline has already passed, and writes nothing after', async () => {
     // leadership ended by a failed renewal: the deadline is aborted before stopLeading is called,
     // and a status pass is waiting on the API (which may never answer)
@@ -116,6 +138,7 @@ function gatewayWriter() {
   const writes: string[] = [];
   const api: GatewayStatusApi = {
     patchStatus: (kind, _ns, name) => (writes.push(`${kind} ${name}`), Promise.resolve()),
+    writeService: (w) => (writes.push(`service ${w.op}`), Promise.resolve()),
   };
   const writer = new GatewayStatusWriter(
     api,
@@ -123,6 +146,7 @@ function gatewayWriter() {
     OPTIONS,
     new StatusTracker(bus),
     counter('haptic_test_gateway_writes'),
+    new SchedulerRegistry(),
   );
   const answer = () =>
     snapshot.resolve({

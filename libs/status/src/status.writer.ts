@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter } from 'prom-client';
@@ -19,6 +20,9 @@ import { StatusTracker } from './status.tracker.js';
 import { STATUS_API, STATUS_OPTIONS, type StatusModuleOptions } from './status.tokens.js';
 import type { StatusApi } from './status-api.js';
 
+/** The resync interval's name in the SchedulerRegistry (@nestjs/schedule). */
+const STATUS_RESYNC = 'status-resync';
+
 /**
  * Leader-only: writes the HAProxyTemplateConfig status (conditions, per-pod summary) and the
  * Ingress `status.loadBalancer` of the served Ingresses, each only when it changes. Passes run
@@ -29,7 +33,6 @@ import type { StatusApi } from './status-api.js';
 export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('Status');
   private readonly offs: (() => void)[] = [];
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private dirty = false;
   private leading = false;
@@ -48,6 +51,7 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     private readonly events: StatusRecorderListener,
     private readonly recorder: EventRecorder,
     @InjectMetric(STATUS_WRITES.name) private readonly writes: Counter<'kind' | 'result'>,
+    private readonly scheduler: SchedulerRegistry,
   ) {}
 
   needLeaderElection(): boolean {
@@ -62,8 +66,10 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
       this.tracker.onChange(() => this.schedule()),
       ...this.events.start(),
     );
-    this.timer = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
-    this.timer.unref();
+    this.stopResync();
+    const resync = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
+    resync.unref();
+    this.scheduler.addInterval(STATUS_RESYNC, resync);
     this.schedule();
   }
 
@@ -94,8 +100,12 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
 
   private stop(): void {
     for (const off of this.offs.splice(0)) off();
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopResync();
+  }
+
+  private stopResync(): void {
+    if (this.scheduler.doesExist('interval', STATUS_RESYNC))
+      this.scheduler.deleteInterval(STATUS_RESYNC);
   }
 
   private schedule(): void {

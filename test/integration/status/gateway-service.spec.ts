@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
@@ -101,6 +102,7 @@ describe('Service per Gateway against kube-sim', () => {
       { config: { namespace: 'haptic', name: 'c' }, identity: 'test', resyncMs: 60_000 },
       tracker as never,
       counter,
+      new SchedulerRegistry(),
     );
     await sim.apply([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'infra' } },

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
 import { DebugController } from './debug.controller.js';
 import { DeploymentLog } from './deployment-log.js';
@@ -9,7 +10,7 @@ import { ReadinessService } from './readiness.service.js';
 
 /** The HTTP surface of the health/debug listener: no business logic, only views. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), ScheduleModule.forRoot()],
   controllers: [HealthController, DebugController],
   providers: [ReadinessService, LivenessService, DeploymentLog, QuarantineLog],
 })

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
@@ -13,7 +14,6 @@ const LOOP_STALL_MS = 10_000;
 @Injectable()
 export class LivenessService implements OnModuleInit, OnModuleDestroy {
   private loop: IntervalHistogram | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private loopMaxMs = 0;
   /** Per topic: since when it has had events queued in every sample. */
   private readonly backedUpSince = new Map<string, number>();
@@ -23,13 +23,16 @@ export class LivenessService implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.loop = monitorEventLoopDelay({ resolution: 20 });
     this.loop.enable();
-    this.timer = setInterval(() => this.sample(Date.now()), SAMPLE_MS);
-    this.timer.unref();
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
     this.loop?.disable();
+  }
+
+  /** Every SAMPLE_MS (@nestjs/schedule; its intervals end with the application). */
+  @Interval('liveness-sample', SAMPLE_MS)
+  tick(): void {
+    this.sample(Date.now());
   }
 
   /** Takes one sample of the loop delay and the bus queues. */
