@@ -1,15 +1,10 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim, type KubeObject } from '#kube-sim';
-import { repoRoot } from '#stack';
+import type { KubeSim, KubeObject } from '#kube-sim';
 import { GatewayStatusWriter, KubeGatewayStatusApi, type GatewayStatusSource } from '#status';
+import { CONTROLLER, G, startGatewaySim } from './gateway-sim.js';
 
-const CRDS = ['gatewayclasses', 'gateways', 'httproutes', 'grpcroutes', 'referencegrants'];
-const G = 'gateway.networking.k8s.io/v1';
-const CONTROLLER = 'haproxy-haptic.org/gateway-controller';
 const SELECTOR = { 'app.kubernetes.io/component': 'loadbalancer' };
 
 interface Svc {
@@ -48,18 +43,9 @@ describe('Service per Gateway against kube-sim', () => {
     (await items('/api/v1/namespaces/haptic/services')) as unknown as Svc[];
 
   beforeAll(async () => {
-    sim = await KubeSim.start({
-      port: 0,
-      manifests: CRDS.map((c) =>
-        join(
-          repoRoot(),
-          'test/conformance/gateway-api/crds',
-          `gateway.networking.k8s.io_${c}.yaml`,
-        ),
-      ),
-    });
-    const kc = new KubeConfig();
-    kc.loadFromFile(sim.kubeconfigPath);
+    const started = await startGatewaySim();
+    sim = started.sim;
+    const kc = started.kc;
     const lists: Record<string, string> = {
       gatewayclasses: '/apis/gateway.networking.k8s.io/v1/gatewayclasses',
       gateways: '/apis/gateway.networking.k8s.io/v1/gateways',

@@ -1,31 +1,16 @@
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim, type KubeObject } from '#kube-sim';
-import { repoRoot } from '#stack';
+import type { KubeSim, KubeObject } from '#kube-sim';
 import { gatewayModelOf, gatewayStatusWrites, KubeGatewayStatusApi } from '#status';
-
-const CRDS = ['gatewayclasses', 'gateways', 'httproutes', 'grpcroutes', 'referencegrants'];
-const G = 'gateway.networking.k8s.io/v1';
-const CONTROLLER = 'haproxy-haptic.org/gateway-controller';
+import { CONTROLLER, G, startGatewaySim } from './gateway-sim.js';
 
 describe('Gateway API status through the real client against kube-sim', () => {
   let sim: KubeSim;
   let api: KubeGatewayStatusApi;
 
   beforeAll(async () => {
-    sim = await KubeSim.start({
-      port: 0,
-      manifests: CRDS.map((c) =>
-        join(
-          repoRoot(),
-          'test/conformance/gateway-api/crds',
-          `gateway.networking.k8s.io_${c}.yaml`,
-        ),
-      ),
-    });
-    const kc = new KubeConfig();
-    kc.loadFromFile(sim.kubeconfigPath);
+    const started = await startGatewaySim();
+    sim = started.sim;
+    const kc = started.kc;
     api = new KubeGatewayStatusApi(kc);
   });
   afterAll(async () => {
