@@ -168,9 +168,11 @@ describe('status written back (kubectl against kube-sim)', () => {
   });
 
   it('writes the conditions of a valid config; kubectl get/describe haptpl show them', async () => {
-    await until('Valid=True', async () =>
-      /Type:\s+Valid[\s\S]*?Status:\s+True/.test(await describeConfig()),
-    );
+    // Valid and Deployed may land in different status passes: wait for both
+    await until('Valid=True and Deployed', async () => {
+      const d = await describeConfig();
+      return /Type:\s+Valid[\s\S]*?Status:\s+True/.test(d) && /Reason:\s+NoPods/.test(d);
+    });
     const described = await describeConfig();
     process.stdout.write(`--- kubectl describe haptpl (valid)\n${described}\n`);
     expect(described).toMatch(/Reason:\s+Accepted/);
