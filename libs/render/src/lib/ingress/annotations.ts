@@ -2,7 +2,7 @@
 // read and checked in typed code (what the library's Liquid did per backend), and the lines of
 // one backend built from them. Messages, attributions and bytes are the Liquid version's.
 import type { Context } from 'liquidjs';
-import { OutputLines, escapeOutput } from '../escaper.js';
+import { OutputLines, OutputSections, escapeOutput } from '../escaper.js';
 import { certPath } from '../filters-context.js';
 import {
   base64Decode,
@@ -15,6 +15,7 @@ import {
 import { TemplateValueError, innermostObject } from '../provenance.js';
 import { stateOf } from '../state.js';
 import { registerInto } from '../tags.js';
+import { serverLines, slotsOf } from './filters.js';
 import { field, isNil, items, orDefault, path, str } from './liquid-values.js';
 
 type FilterThis = { context: Context };
@@ -291,6 +292,9 @@ function register(ctx: Context, name: string, content: string): void {
 /** One backend of `ingress.backends`, as the filter reads it. */
 interface BackendParam {
   readonly name?: unknown;
+  readonly namespace?: unknown;
+  readonly service?: unknown;
+  readonly port?: unknown;
   readonly ingress?: unknown;
 }
 
@@ -306,6 +310,10 @@ export interface BackendOutput {
   readonly cookie: unknown;
   /** The userlist of basic auth (after a blank line), or nothing. */
   readonly userlist: OutputLines;
+  /** With the endpoint lists: the server lines (as `server_slots | server_lines` print them). */
+  readonly servers?: OutputLines;
+  /** With the endpoint lists: all of it (lines, server lines, userlist) in one output. */
+  readonly body?: OutputSections;
 }
 
 /**
@@ -386,23 +394,61 @@ function userlist(ctx: Context, be: string, users: readonly string[]): OutputLin
 }
 
 /**
- * `backend | ingress_backend: extra, resources.secrets`: one backend of `ingress.backends` ready
- * to print — its lines up to the server lines (balance, timeouts, redirects, source ranges, rate
- * limit, basic auth, headers, affinity, the operator-enabled snippet), the options and slot count
- * of its server lines, its affinity cookie and its userlist. An `ing_` backend reads its
- * Ingress's haproxy-haptic.org/ annotations (and the Secrets they name, looked up in the given
- * list); a value outside its grammar fails the render for that Ingress, as `{% fail %}` would.
+ * `backend | ingress_backend: extra, resources.secrets[, resources.endpointslices,
+ * resources.services, previous.backends[backend.name].servers]`: one backend of
+ * `ingress.backends` ready to print — its lines up to the server lines (balance, timeouts,
+ * redirects, source ranges, rate limit, basic auth, headers, affinity, the operator-enabled
+ * snippet), the options and slot count of its server lines, its affinity cookie and its userlist.
+ * Given the endpoint lists and the deployed servers, also its server lines (`servers`, what
+ * `server_slots | server_lines` print) and the whole body after `backend <name>` (`body`). An
+ * `ing_` backend reads its Ingress's haproxy-haptic.org/ annotations (and the Secrets they name,
+ * looked up in the given list); a value outside its grammar fails the render for that Ingress, as
+ * `{% fail %}` would.
  */
 export function ingressBackend(
   this: FilterThis,
   backend: unknown,
   extra: unknown,
   secretsList: unknown,
+  ...endpoints: unknown[]
 ): BackendOutput {
   const ctx = this.context;
   const b = (backend ?? {}) as BackendParam;
   const be = str(b.name);
-  const s: Settings = {
+  const s = defaults(extra);
+  if (be.startsWith('ing_')) {
+    const secrets =
+      secretsList !== null && typeof secretsList === 'object'
+        ? stateOf(ctx).listOwners.get(secretsList)
+        : undefined;
+    if (secrets === undefined)
+      throw new TypeError('ingress_backend: the Secrets must be resources.<name>');
+    const ing = b.ingress !== null && typeof b.ingress === 'object' ? b.ingress : {};
+    new AnnotationReader(ctx, ing, extra, secrets).read(s);
+  }
+  const opts = serverOpts(ctx, s);
+  const slots = s.slots ?? slotsFor(ctx, s, opts, extra);
+  const out = {
+    lines: new OutputLines(backendLines(ctx, be, s), '\n  '),
+    opts,
+    slots,
+    cookie: s.cookie,
+    userlist: userlist(ctx, be, s.users),
+  };
+  if (endpoints.length === 0) return out;
+  if (endpoints.length !== 3)
+    throw new TypeError(
+      'ingress_backend: the endpoint arguments are resources.<slices>, resources.<services>, the deployed servers',
+    );
+  const [slicesList, servicesList, deployed] = endpoints;
+  const found = slotsOf(ctx, slicesList, servicesList, b, slots, deployed);
+  const servers = serverLines(found, opts, s.cookie);
+  return { ...out, servers, body: new OutputSections([out.lines, servers, out.userlist]) };
+}
+
+/** The settings of a backend without annotations. */
+function defaults(extra: unknown): Settings {
+  return {
     balance: orDefault(field(extra, 'balance'), 'roundrobin'),
     slots: undefined,
     timeouts: [],
@@ -423,24 +469,5 @@ export function ingressBackend(
     tlsCa: '',
     tlsSni: undefined,
     snippet: [],
-  };
-  if (be.startsWith('ing_')) {
-    const secrets =
-      secretsList !== null && typeof secretsList === 'object'
-        ? stateOf(ctx).listOwners.get(secretsList)
-        : undefined;
-    if (secrets === undefined)
-      throw new TypeError('ingress_backend: the Secrets must be resources.<name>');
-    const ing = b.ingress !== null && typeof b.ingress === 'object' ? b.ingress : {};
-    new AnnotationReader(ctx, ing, extra, secrets).read(s);
-  }
-  const opts = serverOpts(ctx, s);
-  const slots = s.slots ?? slotsFor(ctx, s, opts, extra);
-  return {
-    lines: new OutputLines(backendLines(ctx, be, s), '\n  '),
-    opts,
-    slots,
-    cookie: s.cookie,
-    userlist: userlist(ctx, be, s.users),
   };
 }
