@@ -312,8 +312,8 @@ export interface BackendOutput {
   readonly userlist: OutputLines;
   /** With the endpoint lists: the server lines (as `server_slots | server_lines` print them). */
   readonly servers?: OutputLines;
-  /** With the endpoint lists: all of it (lines, server lines, userlist) in one output. */
-  readonly body?: OutputSections;
+  /** With the endpoint lists: the whole section — `backend <name>`, lines, servers, userlist. */
+  readonly section?: OutputSections;
 }
 
 /**
@@ -395,14 +395,14 @@ function userlist(ctx: Context, be: string, users: readonly string[]): OutputLin
 
 /**
  * `backend | ingress_backend: extra, resources.secrets[, resources.endpointslices,
- * resources.services, previous.backends[backend.name].servers]`: one backend of
- * `ingress.backends` ready to print — its lines up to the server lines (balance, timeouts,
- * redirects, source ranges, rate limit, basic auth, headers, affinity, the operator-enabled
- * snippet), the options and slot count of its server lines, its affinity cookie and its userlist.
- * Given the endpoint lists and the deployed servers, also its server lines (`servers`, what
- * `server_slots | server_lines` print) and the whole body after `backend <name>` (`body`). An
- * `ing_` backend reads its Ingress's haproxy-haptic.org/ annotations (and the Secrets they name,
- * looked up in the given list); a value outside its grammar fails the render for that Ingress, as
+ * resources.services, previous.backends]`: one backend of `ingress.backends` ready to print — its
+ * lines up to the server lines (balance, timeouts, redirects, source ranges, rate limit, basic
+ * auth, headers, affinity, the operator-enabled snippet), the options and slot count of its server
+ * lines, its affinity cookie and its userlist. Given the endpoint lists and the deployed backends,
+ * also its server lines (`servers`, what `server_slots | server_lines` print, each endpoint on the
+ * slot it has in `previous.backends[name].servers`) and the whole section (`section`). An `ing_`
+ * backend reads its Ingress's haproxy-haptic.org/ annotations (and the Secrets they name, looked
+ * up in the given list); a value outside its grammar fails the render for that Ingress, as
  * `{% fail %}` would.
  */
 export function ingressBackend(
@@ -428,22 +428,20 @@ export function ingressBackend(
   }
   const opts = serverOpts(ctx, s);
   const slots = s.slots ?? slotsFor(ctx, s, opts, extra);
-  const out = {
-    lines: new OutputLines(backendLines(ctx, be, s), '\n  '),
-    opts,
-    slots,
-    cookie: s.cookie,
-    userlist: userlist(ctx, be, s.users),
-  };
-  if (endpoints.length === 0) return out;
+  const lines = new OutputLines(backendLines(ctx, be, s), '\n  ');
+  const users = userlist(ctx, be, s.users);
+  if (endpoints.length === 0) return { lines, opts, slots, cookie: s.cookie, userlist: users };
   if (endpoints.length !== 3)
     throw new TypeError(
-      'ingress_backend: the endpoint arguments are resources.<slices>, resources.<services>, the deployed servers',
+      'ingress_backend: the endpoint arguments are resources.<slices>, resources.<services>, previous.backends',
     );
   const [slicesList, servicesList, deployed] = endpoints;
-  const found = slotsOf(ctx, slicesList, servicesList, b, slots, deployed);
+  // Only this backend's entry is read (a fragment depends on its own deployed servers).
+  const found = slotsOf(ctx, slicesList, servicesList, b, slots, path(deployed, be, 'servers'));
   const servers = serverLines(found, opts, s.cookie);
-  return { ...out, servers, body: new OutputSections([out.lines, servers, out.userlist]) };
+  const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
+  const section = new OutputSections([head, lines, servers, users]);
+  return { lines, opts, slots, cookie: s.cookie, userlist: users, servers, section };
 }
 
 /** The settings of a backend without annotations. */
