@@ -82,10 +82,7 @@ function explainsUnsafe(value: string, at: number): Explains {
 export function escapeOutput(this: { context: Context }, value: unknown): string {
   const v: unknown = toValue(value);
   if (v instanceof OutputLines) {
-    // One test of all lines (a character class: no line break is added between them), then,
-    // only if one fails, the line that does (for its message and attribution).
-    if (FORBIDDEN_CHARS.test(v.lines.join('')))
-      for (const line of v.lines) if (FORBIDDEN_CHARS.test(line)) escapeOutput.call(this, line);
+    for (const line of v.lines) if (FORBIDDEN_CHARS.test(line)) escapeOutput.call(this, line);
     return v.toString();
   }
   if (v instanceof OutputSections) {

@@ -39,6 +39,23 @@ export interface BackendOutput {
   readonly section?: OutputSections;
 }
 
+/** With the endpoint lists: the backend's parts, printed as its whole section. */
+class BackendSection extends OutputSections implements BackendOutput {
+  readonly section: OutputSections = this;
+
+  constructor(
+    head: OutputLines,
+    readonly lines: OutputLines,
+    readonly opts: string,
+    readonly slots: number,
+    readonly cookie: unknown,
+    readonly userlist: OutputLines,
+    readonly servers: OutputLines,
+  ) {
+    super([head, lines, servers, userlist]);
+  }
+}
+
 /**
  * Slots unless the server-slots annotation gave them: `server_slots` (default 2) where HAProxy's
  * runtime API can add servers past them (plain server lines on a dynamic balance algorithm),
@@ -123,7 +140,8 @@ function userlist(ctx: Context, be: string, users: readonly string[]): OutputLin
  * auth, headers, affinity, the operator-enabled snippet), the options and slot count of its server
  * lines, its affinity cookie and its userlist. Given the endpoint lists and the deployed backends,
  * also its server lines (`servers`, what `server_slots | server_lines` print, each endpoint on the
- * slot it has in `previous.backends[name].servers`) and the whole section (`section`). An `ing_`
+ * slot it has in `previous.backends[name].servers`) and the whole section (`section`, also what
+ * the result prints as). An `ing_`
  * backend reads its Ingress's haproxy-haptic.org/ annotations (and the Secrets they name, looked
  * up in the given list); a value outside its grammar fails the render for that Ingress, as
  * `{% fail %}` would.
@@ -163,6 +181,5 @@ export function ingressBackend(
   const found = slotsOf(ctx, slicesList, servicesList, b, slots, path(deployed, be, 'servers'));
   const servers = serverLines(found, opts, s.cookie);
   const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
-  const section = new OutputSections([head, lines, servers, users]);
-  return { lines, opts, slots, cookie: s.cookie, userlist: users, servers, section };
+  return new BackendSection(head, lines, opts, slots, s.cookie, users, servers);
 }

@@ -130,6 +130,10 @@ describe('ingress_backend with the endpoint lists', () => {
     expect(section).toContain('  server srv1 10.0.0.1:8080 proto h2 cookie srv1 weight 1\n');
     expect(section).toContain('\nuserlist ul_ing_apps_web_echo_80\n  user alice password');
     expect(output(SECTION, undefined, objects)).toBe(output(PARTS, undefined, objects));
+    // the result itself prints as its section (what the library's snippet prints)
+    const printed = SECTION.replace(/-%\}\{\{ a\.section \}\}/, '%}{{ a }}');
+    expect(printed).not.toBe(SECTION);
+    expect(output(printed, annotations, objects, { previous })).toBe(section);
   });
 
   it('refuses a bad slice, attributed to the slice', () => {
