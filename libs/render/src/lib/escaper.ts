@@ -34,11 +34,22 @@ export class OutputLines {
   }
 }
 
+/** Several `OutputLines` printed one after the other, each checked as it is on its own. */
+export class OutputSections {
+  constructor(readonly parts: readonly OutputLines[]) {}
+
+  toString(): string {
+    let out = '';
+    for (const part of this.parts) out += part.toString();
+    return out;
+  }
+}
+
 /** Liquid's own stringification of an output value. */
 export function outputText(value: unknown): string {
   const v: unknown = toValue(value);
   if (typeof v === 'string') return v;
-  if (v instanceof OutputLines) return v.toString();
+  if (v instanceof OutputLines || v instanceof OutputSections) return v.toString();
   if (v === null || v === undefined) return '';
   if (Array.isArray(v)) return v.map(outputText).join('');
   // Same as Liquid's own output of a non-string value.
@@ -73,6 +84,11 @@ export function escapeOutput(this: { context: Context }, value: unknown): string
   if (v instanceof OutputLines) {
     for (const line of v.lines) if (FORBIDDEN_CHARS.test(line)) escapeOutput.call(this, line);
     return v.toString();
+  }
+  if (v instanceof OutputSections) {
+    let out = '';
+    for (const part of v.parts) out += escapeOutput.call(this, part);
+    return out;
   }
   const text = outputText(v);
   const bad = FORBIDDEN_CHARS.exec(text);

@@ -82,9 +82,24 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  */
 export function base64Decode(this: FilterThis, input: unknown): string {
   const v = text(input);
+  const known = DECODED.get(v);
+  if (known !== undefined) return known;
   if (!BASE64.test(v)) invalid(this.context, 'base64_decode', v, 'is not base64');
-  return Buffer.from(v, 'base64').toString('utf8');
+  const decoded = Buffer.from(v, 'base64').toString('utf8');
+  // Secrets are decoded by every render (certificates, auth): each text once while it is used.
+  decodedChars += v.length + decoded.length;
+  if (decodedChars > DECODED_MAX_CHARS) {
+    DECODED.clear();
+    decodedChars = v.length + decoded.length;
+  }
+  DECODED.set(v, decoded);
+  return decoded;
 }
+
+/** Decoded texts by their base64 (up to ~16 MiB of text, then started afresh). */
+const DECODED = new Map<string, string>();
+const DECODED_MAX_CHARS = 8 * 1024 * 1024;
+let decodedChars = 0;
 
 const PATH = /^\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
 

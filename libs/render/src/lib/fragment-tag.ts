@@ -147,6 +147,8 @@ class PositionDrop extends Drop {
  * and dynamic names render as usual.
  */
 export class FragmentRenderTag extends RenderTag {
+  private templates: Template[] | undefined;
+
   override *render(ctx: Context, emitter: Emitter): Gen<void> {
     const parts = this as unknown as RenderTagParts;
     const session = stateOf(ctx).fragments;
@@ -256,11 +258,12 @@ export class FragmentRenderTag extends RenderTag {
     const parts = this as unknown as RenderTagParts;
     const child = ctx.spawn();
     Object.assign(child.bottom(), scope, forloop ? { forloop } : {});
-    const templates = (yield parts.liquid._parsePartialFile(
+    // Parsed once per config version (the engine never evicts): kept here, not looked up per item.
+    const templates = (this.templates ??= (yield parts.liquid._parsePartialFile(
       file,
       child.sync,
       parts.currentFile,
-    )) as Template[];
+    )) as Template[]);
     yield parts.liquid.renderer.renderTemplates(templates, child, emitter);
   }
 

@@ -1,296 +1,23 @@
-// The backend settings of the Ingress library: the haproxy-haptic.org/ annotations of an Ingress,
-// read and checked in typed code (what the library's Liquid did per backend), and the lines of
-// one backend built from them. Messages, attributions and bytes are the Liquid version's.
+// The backend lines of the Ingress library: one backend of `ingress.backends` built from the
+// settings its annotations give (annotation-reader.ts) and, with the endpoint lists, its server
+// lines — the whole section in one output. Bytes are the Liquid version's.
 import type { Context } from 'liquidjs';
-import { OutputLines, escapeOutput } from '../escaper.js';
+import { OutputLines, OutputSections, escapeOutput } from '../escaper.js';
 import { certPath } from '../filters-context.js';
-import {
-  base64Decode,
-  haproxyQuote,
-  headerValue,
-  intRange,
-  validCertificate,
-  validHostname,
-} from '../filters-haproxy.js';
-import { TemplateValueError, innermostObject } from '../provenance.js';
+import { haproxyQuote, headerValue, intRange } from '../filters-haproxy.js';
 import { stateOf } from '../state.js';
-import { registerInto } from '../tags.js';
-import { field, isNil, items, orDefault, path, str } from './liquid-values.js';
+import { AnnotationReader, defaultSettings, type Settings } from './annotation-reader.js';
+import { serverLines, slotsOf } from './filters.js';
+import { field, isNil, liquidSplit as split, orDefault, path, str } from './liquid-values.js';
 
 type FilterThis = { context: Context };
-
-const PREFIX = 'haproxy-haptic.org/';
-const KNOWN =
-  '|timeout-connect|timeout-server|timeout-queue|timeout-tunnel|ssl-redirect|ssl-redirect-code|redirect-to|redirect-code|allowlist-source-range|denylist-source-range|rate-limit-rps|auth-secret|auth-realm|request-headers|response-headers|affinity|session-cookie-name|backend-protocol|backend-tls|backend-tls-ca-secret|backend-tls-sni|balance|server-slots|backend-snippet|';
-const BALANCES = '|roundrobin|leastconn|random|first|source|uri|';
-const SECTIONS =
-  '|global|defaults|frontend|backend|listen|userlist|peers|resolvers|program|cache|http-errors|ring|mailers|';
-const DURATION = /^[0-9]{1,9}(us|ms|s|m|h|d)?$/;
-const REDIRECT_CODE = /^30[12378]$/;
-const URL =
-  /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~!$&'()*+,;=:@/%-]*)?([?][A-Za-z0-9._~!$&'()*+,;=:@/?%-]*)?$/;
-const IPV4 =
-  /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])([.](25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}(\/(3[0-2]|[12]?[0-9]))?$/;
-const IPV6 = /^[0-9a-fA-F]{0,4}(:[0-9a-fA-F]{0,4}){2,7}(\/(12[0-8]|1[01][0-9]|[1-9]?[0-9]))?$/;
-const RATE = /^[1-9][0-9]{0,6}$/;
-const SECRET_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-const HTPASSWD = /^[A-Za-z0-9._-]{1,64}:[A-Za-z0-9./$=+-]{2,256}$/;
-const REALM = /^[A-Za-z0-9 ._-]{1,64}$/;
-const HEADER_NAME = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
-const COOKIE = /^[A-Za-z0-9_-]{1,64}$/;
-const SLOTS = /^[1-9][0-9]{0,3}$/;
-
-// Lines of multi-line annotations are not trimmed: the Liquid version's `assign a_l = a_l | strip`
-// inside `for a_l in …` set an outer variable while the loop variable (what it read) stayed
-// as it was. The output stays byte-identical, so that is kept (a blank-looking header line with
-// spaces is refused; snippet lines keep their indentation).
-
-/** Liquid's `split` (trailing empty parts dropped, as Ruby does). */
-function split(v: unknown, sep: string): string[] {
-  const parts = str(v).split(sep);
-  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
-
-/** Liquid's `regex_match`. */
-function matches(v: unknown, re: RegExp): boolean {
-  return re.test(str(v));
-}
-
-/** What one backend's lines need (the annotations' a_* variables of the Liquid version). */
-interface Settings {
-  balance: unknown;
-  /** Set by the server-slots annotation; else by the slot policy (`slotsFor`). */
-  slots: number | undefined;
-  timeouts: string[];
-  sslRedirect: boolean;
-  sslCode: unknown;
-  redirectTo: unknown;
-  redirectCode: unknown;
-  allow: string;
-  deny: string;
-  rate: unknown;
-  users: string[];
-  realm: unknown;
-  reqHeaders: [string, string][];
-  respHeaders: [string, string][];
-  cookie: unknown;
-  proto: unknown;
-  tls: boolean;
-  tlsCa: string;
-  tlsSni: unknown;
-  snippet: string[];
-}
-
-/** Reads the annotations of `ing` (an `ing_` backend): throws the Liquid version's failures. */
-class AnnotationReader {
-  private readonly an: unknown;
-  private readonly id: string;
-
-  constructor(
-    private readonly ctx: Context,
-    private readonly ing: object,
-    private readonly extra: unknown,
-    private readonly secrets: string,
-  ) {
-    this.an = path(ing, 'metadata', 'annotations');
-    this.id = `Ingress ${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}: annotation ${PREFIX}`;
-  }
-
-  /** `{% fail %}` inside the backend: attributed to the object being rendered (the Ingress). */
-  private fail(message: string): never {
-    throw new TemplateValueError('fail', this.id + message, innermostObject(this.ctx));
-  }
-
-  private get(name: string): unknown {
-    return field(this.an, PREFIX + name);
-  }
-
-  private secret(name: unknown): object | undefined {
-    const keys = [str(path(this.ing, 'metadata', 'namespace')), str(name)];
-    return stateOf(this.ctx).snapshot.lookup(this.secrets, keys)[0];
-  }
-
-  private flag(name: string): boolean {
-    const v = this.get(name);
-    if (v === 'true') return true;
-    if (!isNil(v) && v !== 'false') this.fail(`${name}: must be true or false`);
-    return false;
-  }
-
-  read(s: Settings): void {
-    this.known();
-    this.timeouts(s);
-    s.sslRedirect = this.flag('ssl-redirect');
-    s.sslCode = orDefault(this.get('ssl-redirect-code'), '308');
-    if (!matches(s.sslCode, REDIRECT_CODE))
-      this.fail('ssl-redirect-code: must be 301, 302, 303, 307 or 308');
-    s.redirectTo = this.get('redirect-to');
-    if (!isNil(s.redirectTo) && !matches(s.redirectTo, URL))
-      this.fail('redirect-to: must be an absolute http(s) URL');
-    s.redirectCode = orDefault(this.get('redirect-code'), '302');
-    if (!matches(s.redirectCode, REDIRECT_CODE))
-      this.fail('redirect-code: must be 301, 302, 303, 307 or 308');
-    s.allow = this.sourceRange('allowlist');
-    s.deny = this.sourceRange('denylist');
-    s.rate = this.get('rate-limit-rps');
-    if (!isNil(s.rate) && !matches(s.rate, RATE))
-      this.fail('rate-limit-rps: must be a whole number of requests per second (1-9999999)');
-    this.auth(s);
-    s.reqHeaders = this.headers('request');
-    s.respHeaders = this.headers('response');
-    this.affinity(s);
-    s.proto = orDefault(this.get('backend-protocol'), 'h1');
-    if (s.proto !== 'h1' && s.proto !== 'h2' && s.proto !== 'grpc')
-      this.fail('backend-protocol: must be h1, h2 or grpc');
-    s.tls = this.flag('backend-tls');
-    this.tlsCa(s);
-    s.tlsSni = this.get('backend-tls-sni');
-    if (!isNil(s.tlsSni)) s.tlsSni = validHostname.call({ context: this.ctx }, s.tlsSni);
-    s.balance = orDefault(this.get('balance'), s.balance);
-    if (!BALANCES.includes(`|${str(s.balance)}|`))
-      this.fail('balance: must be roundrobin, leastconn, random, first, source or uri');
-    this.slots(s);
-    s.snippet = this.snippet();
-  }
-
-  private known(): void {
-    for (const kv of items(this.an)) {
-      const key = str((kv as unknown[])[0]);
-      const points = Array.from(key);
-      if (points.slice(0, 19).join('') !== PREFIX) continue;
-      const short = points.slice(19, 219).join('');
-      if (!KNOWN.includes(`|${short}|`)) this.fail(`${short} is not a known annotation`);
-    }
-  }
-
-  private timeouts(s: Settings): void {
-    for (const n of ['connect', 'server', 'queue', 'tunnel']) {
-      const v = this.get(`timeout-${n}`);
-      if (isNil(v)) continue;
-      if (!matches(v, DURATION))
-        this.fail(`timeout-${n}: ${str(v)} is not a duration (like 500ms, 30s, 5m)`);
-      s.timeouts.push(`timeout ${n} ${str(v)}`);
-    }
-  }
-
-  private sourceRange(n: string): string {
-    const v = this.get(`${n}-source-range`);
-    if (isNil(v)) return '';
-    let cidrs = '';
-    for (const part of split(v, ',')) {
-      const c = part.trim();
-      if (!IPV4.test(c) && !IPV6.test(c))
-        this.fail(`${n}-source-range: ${c} is not an IP address or CIDR`);
-      cidrs += ` ${c}`;
-    }
-    if (cidrs === '') this.fail(`${n}-source-range: lists no address`);
-    return cidrs;
-  }
-
-  private auth(s: Settings): void {
-    const name = this.get('auth-secret');
-    if (!isNil(name)) {
-      if (!matches(name, SECRET_NAME)) this.fail('auth-secret: is not a Secret name');
-      const secret = this.secret(name);
-      if (secret === undefined)
-        this.fail(
-          `auth-secret: Secret ${str(name)} not found (requests are not served without it)`,
-        );
-      const text = base64Decode.call({ context: this.ctx }, path(secret, 'data', 'auth'));
-      for (const line of split(text, '\n')) {
-        if (line === '') continue;
-        if (!HTPASSWD.test(line))
-          this.fail(`auth-secret: Secret ${str(name)} key auth must hold user:crypt-hash lines`);
-        s.users.push(line);
-      }
-      if (s.users.length === 0)
-        this.fail(`auth-secret: Secret ${str(name)} has no users in key auth`);
-    }
-    s.realm = orDefault(this.get('auth-realm'), 'Restricted');
-    if (!matches(s.realm, REALM))
-      this.fail('auth-realm: letters, digits, space . _ - (at most 64)');
-  }
-
-  private headers(n: string): [string, string][] {
-    const out: [string, string][] = [];
-    for (const line of split(this.get(`${n}-headers`), '\n')) {
-      if (line === '') continue;
-      const name = (split(line, ':')[0] ?? '').trim();
-      if (!HEADER_NAME.test(name) || !line.includes(':'))
-        this.fail(`${n}-headers: each line must be Name: value`);
-      out.push([name, line.replace(name, '').replace(':', '').trim()]);
-    }
-    return out;
-  }
-
-  private affinity(s: Settings): void {
-    const v = this.get('affinity');
-    if (v === 'cookie') {
-      s.cookie = orDefault(this.get('session-cookie-name'), 'HAPTIC_SERVER');
-      if (!matches(s.cookie, COOKIE))
-        this.fail('session-cookie-name: letters, digits, _ and - (at most 64)');
-    } else if (!isNil(v) && v !== 'none') {
-      this.fail('affinity: must be cookie or none');
-    }
-  }
-
-  private tlsCa(s: Settings): void {
-    const name = this.get('backend-tls-ca-secret');
-    if (isNil(name)) return;
-    const secret = this.secret(name);
-    const ctx = { context: this.ctx };
-    const ca = base64Decode.call(ctx, path(secret, 'data', 'ca.crt'));
-    if (!ca.includes('-----BEGIN CERTIFICATE-----'))
-      this.fail(`backend-tls-ca-secret: Secret ${str(name)} with a PEM ca.crt not found`);
-    s.tlsCa = `ca_${str(path(secret, 'metadata', 'namespace'))}_${str(path(secret, 'metadata', 'name'))}.pem`;
-    register(this.ctx, s.tlsCa, validCertificate.call(ctx, ca));
-  }
-
-  private slots(s: Settings): void {
-    const v = this.get('server-slots');
-    if (isNil(v)) return;
-    const ok = matches(v, SLOTS);
-    if (ok) s.slots = Number(v);
-    if (!ok || (s.slots as number) > 1024)
-      this.fail('server-slots: must be a whole number from 1 to 1024');
-  }
-
-  private snippet(): string[] {
-    const v = this.get('backend-snippet');
-    if (isNil(v)) return [];
-    if (field(this.extra, 'allow_snippets') !== true)
-      this.fail(
-        'backend-snippet: snippets are disabled by the operator (templatingSettings.extraContext.allow_snippets)',
-      );
-    const out: string[] = [];
-    for (const line of split(v, '\n')) {
-      const word = split(line, ' ')[0] ?? '';
-      if (SECTIONS.includes(`|${word}|`))
-        this.fail(`backend-snippet: may not open a section (${word})`);
-      if (line !== '') out.push(line);
-    }
-    return out;
-  }
-}
-
-/** `{% register_certificate name: n, content: c %}` from typed code. */
-function register(ctx: Context, name: string, content: string): void {
-  const state = stateOf(ctx);
-  const previous = state.certificates.get(name);
-  if (previous !== undefined && previous !== content) {
-    throw new TemplateValueError(
-      'registration-conflict',
-      `register_certificate: ${name} is already registered with different content`,
-      innermostObject(ctx),
-    );
-  }
-  registerInto(state, { registry: 'certificates', name, content });
-}
 
 /** One backend of `ingress.backends`, as the filter reads it. */
 interface BackendParam {
   readonly name?: unknown;
+  readonly namespace?: unknown;
+  readonly service?: unknown;
+  readonly port?: unknown;
   readonly ingress?: unknown;
 }
 
@@ -306,6 +33,27 @@ export interface BackendOutput {
   readonly cookie: unknown;
   /** The userlist of basic auth (after a blank line), or nothing. */
   readonly userlist: OutputLines;
+  /** With the endpoint lists: the server lines (as `server_slots | server_lines` print them). */
+  readonly servers?: OutputLines;
+  /** With the endpoint lists: the whole section — `backend <name>`, lines, servers, userlist. */
+  readonly section?: OutputSections;
+}
+
+/** With the endpoint lists: the backend's parts, printed as its whole section. */
+class BackendSection extends OutputSections implements BackendOutput {
+  readonly section: OutputSections = this;
+
+  constructor(
+    head: OutputLines,
+    readonly lines: OutputLines,
+    readonly opts: string,
+    readonly slots: number,
+    readonly cookie: unknown,
+    readonly userlist: OutputLines,
+    readonly servers: OutputLines,
+  ) {
+    super([head, lines, servers, userlist]);
+  }
 }
 
 /**
@@ -386,44 +134,29 @@ function userlist(ctx: Context, be: string, users: readonly string[]): OutputLin
 }
 
 /**
- * `backend | ingress_backend: extra, resources.secrets`: one backend of `ingress.backends` ready
- * to print — its lines up to the server lines (balance, timeouts, redirects, source ranges, rate
- * limit, basic auth, headers, affinity, the operator-enabled snippet), the options and slot count
- * of its server lines, its affinity cookie and its userlist. An `ing_` backend reads its
- * Ingress's haproxy-haptic.org/ annotations (and the Secrets they name, looked up in the given
- * list); a value outside its grammar fails the render for that Ingress, as `{% fail %}` would.
+ * `backend | ingress_backend: extra, resources.secrets[, resources.endpointslices,
+ * resources.services, previous.backends]`: one backend of `ingress.backends` ready to print — its
+ * lines up to the server lines (balance, timeouts, redirects, source ranges, rate limit, basic
+ * auth, headers, affinity, the operator-enabled snippet), the options and slot count of its server
+ * lines, its affinity cookie and its userlist. Given the endpoint lists and the deployed backends,
+ * also its server lines (`servers`, what `server_slots | server_lines` print, each endpoint on the
+ * slot it has in `previous.backends[name].servers`) and the whole section (`section`, also what
+ * the result prints as). An `ing_`
+ * backend reads its Ingress's haproxy-haptic.org/ annotations (and the Secrets they name, looked
+ * up in the given list); a value outside its grammar fails the render for that Ingress, as
+ * `{% fail %}` would.
  */
 export function ingressBackend(
   this: FilterThis,
   backend: unknown,
   extra: unknown,
   secretsList: unknown,
+  ...endpoints: unknown[]
 ): BackendOutput {
   const ctx = this.context;
   const b = (backend ?? {}) as BackendParam;
   const be = str(b.name);
-  const s: Settings = {
-    balance: orDefault(field(extra, 'balance'), 'roundrobin'),
-    slots: undefined,
-    timeouts: [],
-    sslRedirect: false,
-    sslCode: undefined,
-    redirectTo: undefined,
-    redirectCode: undefined,
-    allow: '',
-    deny: '',
-    rate: undefined,
-    users: [],
-    realm: undefined,
-    reqHeaders: [],
-    respHeaders: [],
-    cookie: '',
-    proto: 'h1',
-    tls: false,
-    tlsCa: '',
-    tlsSni: undefined,
-    snippet: [],
-  };
+  const s = defaultSettings(extra);
   if (be.startsWith('ing_')) {
     const secrets =
       secretsList !== null && typeof secretsList === 'object'
@@ -436,11 +169,17 @@ export function ingressBackend(
   }
   const opts = serverOpts(ctx, s);
   const slots = s.slots ?? slotsFor(ctx, s, opts, extra);
-  return {
-    lines: new OutputLines(backendLines(ctx, be, s), '\n  '),
-    opts,
-    slots,
-    cookie: s.cookie,
-    userlist: userlist(ctx, be, s.users),
-  };
+  const lines = new OutputLines(backendLines(ctx, be, s), '\n  ');
+  const users = userlist(ctx, be, s.users);
+  if (endpoints.length === 0) return { lines, opts, slots, cookie: s.cookie, userlist: users };
+  if (endpoints.length !== 3)
+    throw new TypeError(
+      'ingress_backend: the endpoint arguments are resources.<slices>, resources.<services>, previous.backends',
+    );
+  const [slicesList, servicesList, deployed] = endpoints;
+  // Only this backend's entry is read (a fragment depends on its own deployed servers).
+  const found = slotsOf(ctx, slicesList, servicesList, b, slots, path(deployed, be, 'servers'));
+  const servers = serverLines(found, opts, s.cookie);
+  const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
+  return new BackendSection(head, lines, opts, slots, s.cookie, users, servers);
 }

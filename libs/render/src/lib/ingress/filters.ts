@@ -30,28 +30,43 @@ export function serverSlots(
   slots: unknown,
   deployed: unknown,
 ): ServerSlot[] {
-  const ctx = this.context;
+  const ref = { namespace, service, port };
+  return slotsOf(this.context, slicesList, servicesList, ref, Number(toValue(slots)), deployed);
+}
+
+/** The Service port a backend's servers come from. */
+export interface ServicePortRef {
+  readonly namespace?: unknown;
+  readonly service?: unknown;
+  readonly port?: unknown;
+}
+
+/** `server_slots` from typed code: the lists as the template passed them (`resources.<name>`). */
+export function slotsOf(
+  ctx: Context,
+  slicesList: unknown,
+  servicesList: unknown,
+  ref: ServicePortRef,
+  slots: number,
+  deployed: unknown,
+): ServerSlot[] {
   const slicesOf = owner(ctx, 'server_slots', slicesList);
   const servicesOf = owner(ctx, 'server_slots', servicesList);
-  const keys = [outputText(namespace), outputText(service)];
+  const keys = [outputText(ref.namespace), outputText(ref.service)];
   const { snapshot } = stateOf(ctx);
   let endpoints: Map<string, string>;
   try {
     endpoints = serviceEndpoints(
       snapshot.lookup(servicesOf, keys),
       snapshot.lookup(slicesOf, keys),
-      outputText(port),
+      outputText(ref.port),
     );
   } catch (err) {
     if (!(err instanceof SliceRefused)) throw err;
     throw new TemplateValueError('fail', err.message, objectRef(slicesOf, err.slice));
   }
   const previous: unknown = toValue(deployed);
-  return allocateSlots(
-    endpoints,
-    Number(toValue(slots)),
-    Array.isArray(previous) ? (previous as object[]) : [],
-  );
+  return allocateSlots(endpoints, slots, Array.isArray(previous) ? (previous as object[]) : []);
 }
 
 /**

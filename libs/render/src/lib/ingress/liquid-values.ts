@@ -9,6 +9,13 @@ export function str(v: unknown): string {
   return String(v);
 }
 
+/** Liquid's `split` (trailing empty parts dropped, as Ruby does). */
+export function liquidSplit(v: unknown, sep: string): string[] {
+  const parts = str(v).split(sep);
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  return parts;
+}
+
 /** Liquid's `default`: the fallback for nil, false, and empty strings or arrays. */
 export function orDefault(v: unknown, fallback: unknown): unknown {
   if (typeof v === 'string' || Array.isArray(v)) return v.length > 0 ? v : fallback;

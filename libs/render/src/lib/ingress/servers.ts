@@ -77,10 +77,16 @@ export function serviceEndpoints(
     if (pname === undefined) continue;
     for (const slice of slices) sliceEntries(slice, pname, entries);
   }
+  // In "address weight" order, so for an address listed twice weight 0 comes first (and wins);
+  // an entry listed twice is the same either way.
+  if (entries.length > 1) entries.sort(byCodeUnits);
   const weights = new Map<string, string>();
-  for (const e of [...new Set(entries)].sort(byCodeUnits)) {
-    const [address = '', weight = ''] = e.split(' ');
-    if (!weights.has(address)) weights.set(address, weight);
+  for (const e of entries) {
+    // As `split(' ')` took the first two words (a port written with a space is not refused).
+    const space = e.indexOf(' ');
+    const end = e.indexOf(' ', space + 1);
+    const address = e.slice(0, space);
+    if (!weights.has(address)) weights.set(address, e.slice(space + 1, end < 0 ? e.length : end));
   }
   return weights;
 }
