@@ -8,4 +8,5 @@ export * from './lib/config-sections.js';
 export * from './lib/config-lines.js';
 export * from './lib/config-model.js';
 export * from './lib/config-diff.js';
+export * from './lib/config-diff-text.js';
 export * from './lib/crt-list.js';

@@ -2,8 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { ContentMemo } from '#core';
 import type { RenderedOutputs } from '#events';
 import {
-  diffConfig,
-  parseConfig,
+  diffConfigText,
   parseCrtList,
   parseMapFile,
   type RuntimeChange,
@@ -67,7 +66,7 @@ const strip = (t: string) =>
 /** Classifies every difference between what a pod runs and the desired outputs. */
 export function planSync(pod: PodFiles, want: RenderedOutputs, caps: PodCapabilities): SyncPlan {
   const reload: StructuralChange[] = [];
-  const diff = diffConfig(parseConfig(pod.config), parseConfig(want.haproxyConfig));
+  const diff = diffConfigText(pod.config, want.haproxyConfig);
   reload.push(...diff.structural);
   const writes: SyncPlan['writes'][number][] = [];
   const deletes: SyncPlan['deletes'][number][] = [];
