@@ -4,7 +4,7 @@
 // limit gives it. Prints the controller's RSS, V8 heap and VmHWM and its `haproxy -c` peak.
 // Run: npm run bench:memory [-- [--ingresses N]... [--changes N] [-o json] [--haproxy-bin PATH]
 //                              [--heap-snapshot DIR] [--cpu-prof DIR] [--timeout SECONDS]
-//                              [--lease SECONDS]]
+//                              [--lease SECONDS] [--heap-limit MIB] [--node-flag FLAG]...]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -29,6 +29,10 @@ interface Args {
   cpuProfDir: string | undefined;
   timeoutMs: number | undefined;
   lease: string | undefined;
+  /** Overrides the heap limit the chart's memory limit gives (to compare shares). */
+  heapLimit: number | undefined;
+  /** Extra node flags for the controller. */
+  nodeFlags: string[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -41,6 +45,8 @@ function parseArgs(argv: readonly string[]): Args {
     cpuProfDir: undefined,
     timeoutMs: undefined,
     lease: undefined,
+    heapLimit: undefined,
+    nodeFlags: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -53,9 +59,13 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--cpu-prof') args.cpuProfDir = argv[++i];
     else if (a === '--timeout') args.timeoutMs = Number(argv[++i]) * 1000;
     else if (a === '--lease') args.lease = argv[++i];
+    else if (a === '--heap-limit') args.heapLimit = Number(argv[++i]);
+    else if (a === '--node-flag') args.nodeFlags.push(argv[++i] ?? '');
     else throw new Error(`unknown argument ${a}`);
   }
   if (args.sizes.length === 0) args.sizes = [1000, 10000];
+  if (args.heapLimit !== undefined && !(Number.isInteger(args.heapLimit) && args.heapLimit >= 64))
+    throw new Error('--heap-limit needs MiB, at least 64');
   if (args.sizes.some((n) => !Number.isInteger(n) || n < 1))
     throw new Error('--ingresses needs a count');
   return args;
@@ -84,7 +94,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const haproxyBin = resolveHaproxyBinary(args.haproxyBin);
   const limit = chartMemoryLimit();
-  const heap = heapLimitMiB(limit);
+  const heap = args.heapLimit ?? heapLimitMiB(limit);
   const tls = await generateCertificate({ commonName: 'bench', dnsNames: ['*.example.com'] });
   const stop = new AbortController();
   const onSignal = (): void => {
@@ -108,9 +118,14 @@ async function main(): Promise<void> {
         ...(args.lease ? { leaderElection: leaseTiming(args.lease) } : {}),
         signal: stop.signal,
         ...(args.cpuProfDir ? { cpuProfDir: args.cpuProfDir } : {}),
+        nodeFlags: [
+          ...args.nodeFlags,
+          ...(args.snapshotDir
+            ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.snapshotDir}`]
+            : []),
+        ],
         ...(args.snapshotDir
           ? {
-              nodeFlags: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.snapshotDir}`],
               inspect: async (_stack, pid) => {
                 const file = await takeHeapSnapshot(pid, args.snapshotDir!);
                 console.error(`bench:memory: heap snapshot ${file}`);

@@ -3,6 +3,7 @@ import {
   ResourceVersionExpiredError,
   type KubeApi,
   type KubeObject,
+  type ListItemMapper,
   type ListQuery,
   type ListResult,
   type ResourceType,
@@ -56,7 +57,12 @@ export class FakeKubeApi implements KubeApi {
     for (const s of [...this.streams]) s.end(error);
   }
 
-  list(type: ResourceType, query: ListQuery): Promise<ListResult> {
+  list(
+    type: ResourceType,
+    query: ListQuery,
+    _signal?: AbortSignal,
+    each?: ListItemMapper,
+  ): Promise<ListResult> {
     this.lists++;
     if (this.forbidden.has(type.plural))
       return Promise.reject(new KubeApiError(403, 'Forbidden', 'forbidden', type.plural));
@@ -71,7 +77,11 @@ export class FakeKubeApi implements KubeApi {
         ([k, o]) =>
           k.startsWith(prefix) && (!query.namespace || o.metadata.namespace === query.namespace),
       )
-      .map(([, o]) => structuredClone(o));
+      .map(([, o]) => structuredClone(o))
+      .flatMap((o) => {
+        const item = each ? each(o) : o;
+        return item === undefined ? [] : [item];
+      });
     return Promise.resolve({ items, resourceVersion: String(this.rv) });
   }
 

@@ -53,16 +53,18 @@ describe('the heap limit derived from the cgroup memory limit', () => {
   });
 
   it('gives the heap its share of the limit, leaving the rest for haproxy -c and the process', () => {
-    expect(HEAP_SHARE_OF_MEMORY_LIMIT).toBe(0.6);
-    expect(heapLimitMiB(512 * MIB)).toBe(307);
-    expect(heapLimitMiB(2048 * MIB)).toBe(1228);
+    expect(HEAP_SHARE_OF_MEMORY_LIMIT).toBe(0.45);
+    expect(heapLimitMiB(512 * MIB)).toBe(230);
+    expect(heapLimitMiB(2048 * MIB)).toBe(921);
     expect(heapLimitMiB(50 * MIB)).toBe(64); // never below the floor
   });
 
   it('sizes the semi-space at 1/64 of the heap limit, a power of two from 1 to 16 MiB', () => {
     expect(semiSpaceMiB(307)).toBe(4);
+    expect(semiSpaceMiB(230)).toBe(2);
     expect(semiSpaceMiB(64)).toBe(1);
     expect(semiSpaceMiB(1228)).toBe(16);
+    expect(semiSpaceMiB(921)).toBe(8);
     expect(semiSpaceMiB(8192)).toBe(16);
     expect(heapNodeFlags(307)).toEqual(['--max-old-space-size=307', '--max-semi-space-size=4']);
   });
@@ -71,11 +73,11 @@ describe('the heap limit derived from the cgroup memory limit', () => {
     const root = fakeCgroup({ 'memory.max': `${512 * MIB}\n` });
     const paths = { root, selfCgroup: '0::/\n' };
     expect(heapFlags([], {}, paths)).toEqual([
-      '--max-old-space-size=307',
-      '--max-semi-space-size=4',
+      '--max-old-space-size=230',
+      '--max-semi-space-size=2',
     ]);
     // a semi-space size given by the operator is kept
-    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=307']);
+    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=230']);
     expect(heapFlags(['--max-old-space-size=100'], {}, paths)).toBeUndefined();
     expect(
       heapFlags([], { NODE_OPTIONS: '--enable-source-maps --max-old-space-size=200' }, paths),

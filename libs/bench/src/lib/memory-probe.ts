@@ -19,7 +19,11 @@ function kib(status: string, field: string): number {
 
 /** VmRSS and VmHWM of a live process (Linux). */
 export async function processMemory(pid: number): Promise<ProcessMemory> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch((e: unknown) => {
+    throw new Error(
+      `process ${pid} is gone (restarted, e.g. out of memory under its heap limit? see its log): ${String(e)}`,
+    );
+  });
   return { rss: kib(status, 'VmRSS'), hwm: kib(status, 'VmHWM') };
 }
 

@@ -42,15 +42,26 @@ function replica(name: string, lease: MemoryLease, clock: FakeClock, timing = TI
   return r;
 }
 
+/** Replica a started (and leading) 1 ms before replica b, on one lease and clock. */
+async function leaderAndStandby(): Promise<{
+  clock: FakeClock;
+  lease: MemoryLease;
+  a: Replica;
+  b: Replica;
+}> {
+  const clock = new FakeClock();
+  const lease = new MemoryLease();
+  const a = replica('a', lease, clock);
+  const b = replica('b', lease, clock);
+  a.elector.start();
+  await clock.advance(1);
+  b.elector.start();
+  return { clock, lease, a, b };
+}
+
 describe('LeaderElector', () => {
   it('the first replica takes a missing lease at once; the second stays standby', async () => {
-    const clock = new FakeClock();
-    const lease = new MemoryLease();
-    const a = replica('a', lease, clock);
-    const b = replica('b', lease, clock);
-    a.elector.start();
-    await clock.advance(1);
-    b.elector.start();
+    const { clock, lease, a, b } = await leaderAndStandby();
     await clock.advance(60_000);
     expect(a.log).toEqual(['start@0']);
     expect(b.log).toEqual([]);
@@ -61,13 +72,7 @@ describe('LeaderElector', () => {
   });
 
   it('a standby takes over only a full leaseDuration after it last saw the record change', async () => {
-    const clock = new FakeClock();
-    const lease = new MemoryLease();
-    const a = replica('a', lease, clock);
-    const b = replica('b', lease, clock);
-    a.elector.start();
-    await clock.advance(1);
-    b.elector.start();
+    const { clock, lease, a, b } = await leaderAndStandby();
     await clock.advance(5_000);
     a.reachable = false; // a is cut off: its renewals fail from now on
     const cut = clock.now();
@@ -149,13 +154,7 @@ describe('LeaderElector', () => {
   });
 
   it('on stop, the leader stops its work while still holding the lease, then releases it', async () => {
-    const clock = new FakeClock();
-    const lease = new MemoryLease();
-    const a = replica('a', lease, clock);
-    const b = replica('b', lease, clock);
-    a.elector.start();
-    await clock.advance(1);
-    b.elector.start();
+    const { clock, lease, a, b } = await leaderAndStandby();
     await clock.advance(3_000);
     expect(await a.elector.stop()).toEqual({ held: true, release: { ok: true } });
     expect(a.lastStopAbandoned).toBe(false); // graceful: in-flight work could finish
@@ -169,13 +168,7 @@ describe('LeaderElector', () => {
   });
 
   it('says so when the release is refused (API gone at shutdown): the Lease names the leader until it expires', async () => {
-    const clock = new FakeClock();
-    const lease = new MemoryLease();
-    const a = replica('a', lease, clock);
-    const b = replica('b', lease, clock);
-    a.elector.start();
-    await clock.advance(1);
-    b.elector.start();
+    const { clock, lease, a, b } = await leaderAndStandby();
     await clock.advance(3_000);
     a.reachable = false;
     const outcome = await a.elector.stop();

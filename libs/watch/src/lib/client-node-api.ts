@@ -10,6 +10,7 @@ import {
 import {
   resourcePath,
   type KubeApi,
+  type ListItemMapper,
   type ListQuery,
   type ListResult,
   type ResourceType,
@@ -48,7 +49,12 @@ export class ClientNodeKubeApi implements KubeApi {
     return this.kc.getCurrentCluster()?.server ?? '(no cluster)';
   }
 
-  async list(type: ResourceType, query: ListQuery, signal: AbortSignal): Promise<ListResult> {
+  async list(
+    type: ResourceType,
+    query: ListQuery,
+    signal: AbortSignal,
+    each?: ListItemMapper,
+  ): Promise<ListResult> {
     const path = resourcePath(type, query.namespace);
     const items: KubeObject[] = [];
     let token: string | undefined;
@@ -64,7 +70,12 @@ export class ClientNodeKubeApi implements KubeApi {
         },
         signal,
       )) as { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
-      items.push(...(page.items ?? []));
+      // Mapped page by page: the raw (unstripped) objects of a page are garbage before the next
+      // page is read, so a list of 31,000 objects never holds them all at once.
+      for (const raw of page.items ?? []) {
+        const item = each ? each(raw) : raw;
+        if (item !== undefined) items.push(item);
+      }
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
       token = page.metadata?.continue || undefined;
     } while (token);

@@ -13,6 +13,12 @@ export interface ListQuery {
   readonly fieldSelector?: string;
 }
 
+/**
+ * Applied to every listed object as its page arrives (undefined leaves it out), so a list of many
+ * pages never holds the raw objects of earlier pages: only what `each` returns is kept.
+ */
+export type ListItemMapper = (object: KubeObject) => KubeObject | undefined;
+
 export interface ListResult {
   readonly items: KubeObject[];
   readonly resourceVersion: string;
@@ -40,7 +46,13 @@ export interface WatchRequest extends ListQuery {
 export interface KubeApi {
   /** The API server's URL, for logs and readiness reasons (fakes may leave it out). */
   readonly server?: string;
-  list(type: ResourceType, query: ListQuery, signal: AbortSignal): Promise<ListResult>;
+  /** Lists every page; `each` (when given) maps or drops each item as its page arrives. */
+  list(
+    type: ResourceType,
+    query: ListQuery,
+    signal: AbortSignal,
+    each?: ListItemMapper,
+  ): Promise<ListResult>;
   watch(
     type: ResourceType,
     request: WatchRequest,

@@ -116,13 +116,15 @@ export class Reflector {
 
   private async list(): Promise<void> {
     this.report('listing', '');
+    // Filtered and stripped as each page arrives (see ListItemMapper).
     const { items, resourceVersion } = await this.api.list(
       this.spec.type,
       this.spec.query,
       this.abort.signal,
+      (o) => (this.accepts(o) ? this.transform(o) : undefined),
     );
     if (this.abort.signal.aborted) return;
-    this.handlers.reset(items.filter((o) => this.accepts(o)).map((o) => this.transform(o)));
+    this.handlers.reset(items);
     this.resourceVersion = resourceVersion;
     this.failures = 0;
     this.lastError = '';
