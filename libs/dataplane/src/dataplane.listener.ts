@@ -13,7 +13,7 @@ import {
   RELOADS_TOTAL,
   RUNTIME_OPERATIONS,
 } from './dataplane.metrics.js';
-import { Fleet, type PodDeployResult, type PodReadBack } from './lib/fleet.js';
+import { Fleet, type FleetOptions, type PodDeployResult, type PodReadBack } from './lib/fleet.js';
 import { chooseReadBack } from './lib/read-back.js';
 
 const DRIFT_INTERVAL = 'dataplane.drift';
@@ -134,6 +134,11 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     this.bus.setState('dataplane.readback', seed);
   }
 
+  /** The fleet of one term or config (a test seam: a subclass may wrap the options). */
+  protected createFleet(options: FleetOptions): Fleet {
+    return new Fleet(options);
+  }
+
   private configure(dp: {
     scheme: 'http' | 'https';
     tls?: { insecureSkipVerify: boolean };
@@ -142,9 +147,10 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
     deploymentTimeout: string;
     driftPreventionInterval: string;
   }): void {
-    const previous = this.fleet;
-    if (previous) void previous.stop();
-    this.fleet = new Fleet({
+    // The fleet this one replaces finishes its deployments in flight before the new one starts.
+    const previousStopped = this.fleet?.stop();
+    this.fleet = this.createFleet({
+      ...(previousStopped ? { after: previousStopped } : {}),
       scheme: dp.scheme,
       ...(dp.scheme === 'https' && dp.tls
         ? { tls: { insecureSkipVerify: dp.tls.insecureSkipVerify } }

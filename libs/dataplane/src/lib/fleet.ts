@@ -59,6 +59,12 @@ export interface FleetOptions {
   readonly onReadBack?: (readBack: PodReadBack) => void;
   /** Called whenever a pod's state changes. */
   readonly onState?: () => void;
+  /**
+   * Nothing is read or written before this settles: the stop of the fleet this one replaces, whose
+   * deployments in flight must end first (an older render finishing after a newer one would put
+   * the pod back on the older one, which no later check would see).
+   */
+  readonly after?: Promise<unknown>;
   readonly deploy?: DeployFn;
   readonly read?: (client: DataplaneClient) => Promise<PodFiles>;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -237,6 +243,7 @@ export class Fleet {
   }
 
   private async loop(s: PodState): Promise<void> {
+    await this.opts.after?.catch(() => undefined);
     while (!this.stopped && this.needsWork(s)) {
       // after failures, back off exponentially (1 s, 2 s, ... 30 s) instead of hammering the pod
       const backoff = s.failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (s.failures - 1));

@@ -42,6 +42,11 @@ export interface NodeSimOptions {
   readonly probePeriodScale?: number;
   /** Upper bound on grace periods when node-sim itself stops (default 10 s). */
   readonly maxShutdownGraceSeconds?: number;
+  /**
+   * Keep each stopped pod's folder (its container logs, the agent's HAProxy output) under
+   * `<rootDir>/stopped/<namespace>_<name>` instead of removing it; for reading a failure afterwards.
+   */
+  readonly keepPodFolders?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -131,6 +136,7 @@ export class NodeSim {
         backoff: options.backoff ?? { initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000 },
         probePeriodScale: options.probePeriodScale ?? 1,
         marker: { [NODE_SIM_MARKER_ENV]: instanceId },
+        ...(options.keepPodFolders ? { keptDir: join(rootDir, 'stopped') } : {}),
       },
       markDirty,
       log,

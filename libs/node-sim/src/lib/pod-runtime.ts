@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { V1Container, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
 import { planLaunch, playsAgent, type LaunchPlan } from './container-command.js';
@@ -32,6 +32,8 @@ export interface PodRuntimeDeps {
   readonly probePeriodScale: number;
   /** Marks every process node-sim starts (environment), so a sweep can find strays. */
   readonly marker: Readonly<Record<string, string>>;
+  /** Stopped pods' folders are moved here (as `<namespace>_<name>`) instead of removed. */
+  readonly keptDir?: string;
   readonly onChange: () => void;
 }
 
@@ -290,7 +292,24 @@ export class PodRuntime {
     // A process that left its group (the agent's HAProxy runs in its own session) still carries the pod marker.
     for (const pid of markedProcesses(POD_MARKER_ENV, this.pod.metadata?.uid ?? '-')) killPid(pid);
     this.finished = true;
-    await rm(this.deps.podDir, { recursive: true, force: true }).catch(() => undefined);
+    await this.removeFolder();
+  }
+
+  private async removeFolder(): Promise<void> {
+    const { keptDir, podDir } = this.deps;
+    if (keptDir !== undefined) {
+      const meta = this.pod.metadata;
+      const kept = join(keptDir, `${meta?.namespace ?? 'default'}_${meta?.name ?? 'pod'}`);
+      await mkdir(keptDir, { recursive: true });
+      if (
+        await rename(podDir, kept).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+    }
+    await rm(podDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   private condition(type: string, ok: boolean): V1PodCondition {

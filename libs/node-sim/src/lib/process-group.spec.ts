@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GroupProcess, markedProcesses } from './process-group.js';
+import { GroupProcess, groupMembers, markedProcesses } from './process-group.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hns-proc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,6 +37,22 @@ describe('GroupProcess', () => {
     const exit = await p.stop(5000);
     expect(exit.signal).toBe('SIGTERM');
     expect(markedProcesses('MARK', marker)).toEqual([]);
+  });
+
+  it('lists the live members of a process group', async () => {
+    const marker = `t-${process.pid}-members`;
+    const p = new GroupProcess({
+      command: 'sh',
+      args: ['-c', 'sleep 60 & wait'],
+      env: { PATH: process.env['PATH'] ?? '', MARK: marker },
+      cwd: dir,
+      logFile: join(dir, 'c.log'),
+    });
+    await eventually(() => markedProcesses('MARK', marker).length === 2);
+    expect(groupMembers(p.pid!).sort()).toEqual(markedProcesses('MARK', marker).sort());
+    expect(groupMembers(process.pid)).not.toContain(p.pid);
+    await p.stop(5000);
+    expect(groupMembers(p.pid!)).toEqual([]);
   });
 
   it('falls back to SIGKILL after the grace period', async () => {

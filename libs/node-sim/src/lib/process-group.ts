@@ -49,6 +49,7 @@ function installExitHook(): void {
  * cgroup, the group is how everything it started is stopped), stdout and stderr to a log file.
  */
 export class GroupProcess {
+  /** The leader has exited and no live process of its group is left. */
   readonly exited: Promise<ProcessExit>;
   private readonly child: ChildProcess;
   private exit: ProcessExit | undefined;
@@ -72,13 +73,21 @@ export class GroupProcess {
     this.exited = new Promise((resolve) => {
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (this.exit !== undefined) return;
-        this.exit = { code, signal };
-        // The leader is gone; whatever else is left of its group goes with it (a container's cgroup does too).
-        if (pid !== undefined) {
-          signalGroup(pid, 'SIGKILL');
-          liveGroups.delete(pid);
+        const exit = { code, signal };
+        this.exit = exit;
+        if (pid === undefined) {
+          resolve(exit);
+          return;
         }
-        resolve(this.exit);
+        // The leader is gone; whatever else is left of its group goes with it (a container's
+        // cgroup does too), and the container counts as exited once they are gone: a signalled
+        // child may not have run (and died) yet on a loaded machine, and it may still hold the
+        // pod's ports or files.
+        signalGroup(pid, 'SIGKILL');
+        void groupGone(pid).then(() => {
+          liveGroups.delete(pid);
+          resolve(exit);
+        });
       };
       this.child.once('exit', done);
       this.child.once('error', () => done(127, null));
@@ -93,7 +102,10 @@ export class GroupProcess {
     return this.exit === undefined && this.child.pid !== undefined;
   }
 
-  /** SIGTERM to the group, SIGKILL after the grace period; resolves when the leader has exited. */
+  /**
+   * SIGTERM to the group, SIGKILL after the grace period; resolves when the leader has exited and
+   * no process of its group is left.
+   */
   async stop(graceMs: number): Promise<ProcessExit> {
     const pid = this.child.pid;
     if (!this.running || pid === undefined) return this.exited;
@@ -108,6 +120,41 @@ export class GroupProcess {
     await Promise.race([this.exited, killed]);
     clearTimeout(timer);
     return this.exited;
+  }
+}
+
+/**
+ * Process ids of the live members of a process group (zombies left out: they hold nothing but
+ * their process table entry), read from /proc/<pid>/stat; empty where there is no /proc.
+ */
+export function groupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Resolves once no live process is left in the group (bounded: a process stuck in the kernel). */
+async function groupGone(pgid: number, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupMembers(pgid).length > 0 && Date.now() < deadline) {
+    signalGroup(pgid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

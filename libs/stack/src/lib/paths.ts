@@ -10,9 +10,3 @@ export function repoRoot(): string {
   }
   throw new StackError('the haptic checkout (bin/haptic.js) was not found');
 }
-
-/** A random block of five /24s of loopback addresses for pods, so two stacks on one machine do not collide. */
-export function randomPodRange(): { first: string; last: string } {
-  const third = 40 + Math.floor(Math.random() * 200);
-  return { first: `127.0.${third}.1`, last: `127.0.${third + 4}.254` };
-}

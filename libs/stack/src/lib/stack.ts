@@ -7,7 +7,8 @@ import { NodeSim } from '#node-sim';
 import { chartDir, Helm, setArgs } from './chart.js';
 import { waitFor } from './http.js';
 import { assembleIngressLibrary } from './library.js';
-import { randomPodRange, repoRoot } from './paths.js';
+import { repoRoot } from './paths.js';
+import { claimPodBlock, type PodBlock } from './pod-block.js';
 import {
   CONTROLLER_LABELS,
   CREDENTIALS,
@@ -85,6 +86,7 @@ export class Stack {
     readonly helm: Helm,
     /** The values the chart was installed with (`install: 'chart'`), else undefined. */
     readonly chartValues: Readonly<Record<string, string | number | boolean>> | undefined,
+    private readonly block: PodBlock,
   ) {}
 
   /** The helm release of `install: 'chart'` (its fullname is the release name: it holds "haptic"). */
@@ -107,12 +109,16 @@ export class Stack {
       ],
     });
     let nodeSim: NodeSim | undefined;
+    let block: PodBlock | undefined;
     try {
+      block = claimPodBlock();
       nodeSim = await NodeSim.start({
         kubeconfigPath: kubeSim.kubeconfigPath,
         rootDir: join(dir, 'pods'),
-        addressRange: randomPodRange(),
+        addressRange: { first: block.first, last: block.last },
+        nodeIP: block.nodeIP,
         maxShutdownGraceSeconds: 5,
+        ...(process.env.HAPTIC_STACK_KEEP ? { keepPodFolders: true } : {}),
         ...(options.fast ? { probePeriodScale: 0.2 } : {}),
         log: (l) => log(`node-sim: ${l}`),
       });
@@ -129,6 +135,9 @@ export class Stack {
         library: options.library ?? (await assembleIngressLibrary()),
         defaultCertificate: 'haptic/haptic-default-tls',
         fast: options.fast ?? false,
+        ...(process.env.HAPTIC_STACK_LOG_LEVEL
+          ? { controllerLogLevel: process.env.HAPTIC_STACK_LOG_LEVEL }
+          : {}),
         ...(options.controllerEnv ? { controllerEnv: options.controllerEnv } : {}),
         ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
       };
@@ -142,6 +151,7 @@ export class Stack {
         topology,
         helm,
         values,
+        block,
       );
       const defaultTls = await generateCertificate({
         commonName: 'haptic default',
@@ -168,6 +178,7 @@ export class Stack {
     } catch (e) {
       await nodeSim?.stop();
       await kubeSim.stop();
+      block?.release();
       if (options.dir === undefined) await rm(dir, { recursive: true, force: true });
       throw e;
     }
@@ -262,11 +273,18 @@ export class Stack {
     );
   }
 
-  /** Stops node-sim (every pod and process it started), then kube-sim; removes the work folder it made. */
+  /**
+   * Stops node-sim (every pod and process it started), then kube-sim; removes the work folder it
+   * made, unless HAPTIC_STACK_KEEP is set (then the pods' logs stay there and the folder is named
+   * on stderr, for a failure to be read afterwards).
+   */
   async stop(): Promise<void> {
     await this.nodeSim.stop();
     await this.kubeSim.stop();
-    if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
+    this.block.release();
+    if (!this.ownsDir) return;
+    if (process.env.HAPTIC_STACK_KEEP) process.stderr.write(`stack: kept ${this.dir}\n`);
+    else await rm(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -20,6 +20,8 @@ export interface Topology {
   readonly defaultCertificate: string;
   /** Short timings for tests (debounce, deployment interval). */
   readonly fast: boolean;
+  /** The controller's --log-level (default warn). */
+  readonly controllerLogLevel?: string;
   /** Extra environment variables of the controller container. */
   readonly controllerEnv?: Readonly<Record<string, string>>;
   /** spec.controller.leaderElection of the config (durations as text); default the CRD's. */
@@ -166,7 +168,7 @@ function controllerDeployment(t: Topology): KubeObject {
                 '--metrics-port',
                 String(t.metricsPort),
                 '--log-level',
-                'warn',
+                t.controllerLogLevel ?? 'warn',
               ],
               env: [
                 fieldEnv('POD_NAME', 'metadata.name'),
