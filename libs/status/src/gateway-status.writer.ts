@@ -3,10 +3,10 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter } from 'prom-client';
 import type { LeaderElectionRunnable } from '#events';
-import { Term, whenAborted } from './lib/aborted.js';
 import { gatewayModelOf, GATEWAY_WATCHED } from './lib/gateway/snapshot.js';
 import { gatewayServiceWrites, type ServiceWrite } from './lib/gateway/service-writes.js';
 import { gatewayStatusWrites } from './lib/gateway/status-writes.js';
+import { LeaderPasses } from './leader-passes.js';
 import { STATUS_WRITES } from './status.metrics.js';
 import { StatusTracker } from './status.tracker.js';
 import {
@@ -40,11 +40,7 @@ function describe(w: ServiceWrite): string {
 export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('GatewayStatus');
   private off: (() => void) | undefined;
-  private running: Promise<void> | undefined;
-  private dirty = false;
-  private leading = false;
-  /** This term: aborted when its stop's deadline passes (the pass in flight writes no more). */
-  private term = new Term();
+  private readonly passes: LeaderPasses;
 
   constructor(
     @Inject(GATEWAY_STATUS_API) private readonly api: GatewayStatusApi,
@@ -52,30 +48,27 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     @Inject(STATUS_OPTIONS) private readonly options: StatusModuleOptions,
     private readonly tracker: StatusTracker,
     @InjectMetric(STATUS_WRITES.name) private readonly writes: Counter<'kind' | 'result'>,
-    private readonly scheduler: SchedulerRegistry,
-  ) {}
+    scheduler: SchedulerRegistry,
+  ) {
+    const resyncMs = options.resyncMs ?? 30_000;
+    this.passes = new LeaderPasses(scheduler, GATEWAY_STATUS_RESYNC, resyncMs, (term) =>
+      this.pass(term).catch((e: unknown) => this.failed(e)),
+    );
+  }
 
   needLeaderElection(): boolean {
     return true;
   }
 
   startLeading(): void {
-    this.leading = true;
-    this.term = new Term();
-    this.off = this.tracker.onChange(() => this.schedule());
-    this.stopResync();
-    const resync = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
-    resync.unref();
-    this.scheduler.addInterval(GATEWAY_STATUS_RESYNC, resync);
-    this.schedule();
+    this.off = this.tracker.onChange(() => this.passes.request());
+    this.passes.start();
   }
 
   /** Leadership ends: the pass in flight writes no more; resolves when it ends or `deadline` aborts. */
   async stopLeading(deadline: AbortSignal): Promise<void> {
-    this.leading = false;
-    this.stop();
-    this.term.follow(deadline);
-    await Promise.race([this.running, whenAborted(deadline)]);
+    this.stop(deadline);
+    await this.passes.drained(deadline);
   }
 
   onModuleDestroy(): void {
@@ -84,35 +77,13 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
 
   /** Resolves when no pass runs or is due (tests). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    await this.passes.settled();
   }
 
-  private stop(): void {
+  private stop(deadline?: AbortSignal): void {
     this.off?.();
     this.off = undefined;
-    this.stopResync();
-  }
-
-  private stopResync(): void {
-    if (this.scheduler.doesExist('interval', GATEWAY_STATUS_RESYNC))
-      this.scheduler.deleteInterval(GATEWAY_STATUS_RESYNC);
-  }
-
-  private schedule(): void {
-    if (!this.leading) return;
-    if (this.running) {
-      this.dirty = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch((e: unknown) => this.failed(e))
-      .finally(() => {
-        this.running = undefined;
-        if (this.dirty) {
-          this.dirty = false;
-          this.schedule();
-        }
-      });
+    this.passes.stop(deadline);
   }
 
   /**
@@ -131,7 +102,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     const selectable =
       Object.keys(selector).length > 0 && (podSelector?.matchExpressions ?? []).length === 0;
     for (const write of writes) {
-      if (!this.leading) return;
+      if (!this.passes.leading) return;
       if (write.op !== 'delete' && !selectable) {
         this.failed(
           new Error(
@@ -155,8 +126,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     this.logger.warn(`writing Gateway API status failed: ${String(e)}`);
   }
 
-  private async pass(): Promise<void> {
-    const term = this.term.signal;
+  private async pass(term: AbortSignal): Promise<void> {
     const snap = await this.source.snapshot();
     if (term.aborted || !snap || !snap.watched.includes(GATEWAY_WATCHED.gatewayClasses)) return;
     const model = gatewayModelOf(snap.list, snap.watched, snap.extra);
@@ -171,7 +141,7 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     await this.services(model, read(w.services), snap.podSelector);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     for (const write of gatewayStatusWrites(model, objects, now)) {
-      if (!this.leading || term.aborted) return;
+      if (!this.passes.leading || term.aborted) return;
       const what = `${write.kind} ${write.namespace ? `${write.namespace}/` : ''}${write.name}`;
       try {
         await this.api.patchStatus(write.kind, write.namespace, write.name, write.status);

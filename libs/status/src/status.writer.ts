@@ -9,11 +9,12 @@ import {
   type IngressStatusSource,
   type LeaderElectionRunnable,
 } from '#events';
-import { Term, whenAborted } from './lib/aborted.js';
+import { whenAborted } from './lib/aborted.js';
 import { fixedAddresses, serviceAddresses, type LoadBalancerIngress } from './lib/addresses.js';
 import { desiredConditions, mergeConditions } from './lib/conditions.js';
 import { ingressStatusWrites, keyOf } from './lib/ingress-status.js';
 import { EventRecorder } from './event-recorder.js';
+import { LeaderPasses } from './leader-passes.js';
 import { StatusRecorderListener } from './status.events.js';
 import { STATUS_WRITES } from './status.metrics.js';
 import { StatusTracker } from './status.tracker.js';
@@ -33,11 +34,7 @@ const STATUS_RESYNC = 'status-resync';
 export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('Status');
   private readonly offs: (() => void)[] = [];
-  private running: Promise<void> | undefined;
-  private dirty = false;
-  private leading = false;
-  /** This term: aborted when its stop's deadline passes (the pass in flight writes no more). */
-  private term = new Term();
+  private readonly passes: LeaderPasses;
   private lastConfigStatus = '';
   /** Ingresses this leader published an address to (cleared when no longer served). */
   private readonly ours = new Set<string>();
@@ -51,26 +48,24 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     private readonly events: StatusRecorderListener,
     private readonly recorder: EventRecorder,
     @InjectMetric(STATUS_WRITES.name) private readonly writes: Counter<'kind' | 'result'>,
-    private readonly scheduler: SchedulerRegistry,
-  ) {}
+    scheduler: SchedulerRegistry,
+  ) {
+    this.passes = new LeaderPasses(scheduler, STATUS_RESYNC, options.resyncMs ?? 30_000, (term) =>
+      this.pass(term),
+    );
+  }
 
   needLeaderElection(): boolean {
     return true;
   }
 
   startLeading(): void {
-    this.leading = true;
-    this.term = new Term();
     this.lastConfigStatus = '';
     this.offs.push(
-      this.tracker.onChange(() => this.schedule()),
+      this.tracker.onChange(() => this.passes.request()),
       ...this.events.start(),
     );
-    this.stopResync();
-    const resync = setInterval(() => this.schedule(), this.options.resyncMs ?? 30_000);
-    resync.unref();
-    this.scheduler.addInterval(STATUS_RESYNC, resync);
-    this.schedule();
+    this.passes.start();
   }
 
   /**
@@ -78,12 +73,10 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
    * `deadline` aborts (already aborted when renewal failed): then they are abandoned at once.
    */
   async stopLeading(deadline: AbortSignal): Promise<void> {
-    this.leading = false;
-    this.stop();
-    this.term.follow(deadline);
+    this.stop(deadline);
     const abandoned = whenAborted(deadline).then(() => this.recorder.abandon());
     await Promise.race([
-      Promise.all([this.running, this.recorder.idle()]).then(() => undefined),
+      Promise.all([this.passes.settled(), this.recorder.idle()]).then(() => undefined),
       abandoned,
     ]);
   }
@@ -94,37 +87,16 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
 
   /** Resolves when no pass runs or is due (tests). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    await this.passes.settled();
     await this.recorder.idle();
   }
 
-  private stop(): void {
+  private stop(deadline?: AbortSignal): void {
     for (const off of this.offs.splice(0)) off();
-    this.stopResync();
+    this.passes.stop(deadline);
   }
 
-  private stopResync(): void {
-    if (this.scheduler.doesExist('interval', STATUS_RESYNC))
-      this.scheduler.deleteInterval(STATUS_RESYNC);
-  }
-
-  private schedule(): void {
-    if (!this.leading) return;
-    if (this.running) {
-      this.dirty = true;
-      return;
-    }
-    this.running = this.pass().finally(() => {
-      this.running = undefined;
-      if (this.dirty) {
-        this.dirty = false;
-        this.schedule();
-      }
-    });
-  }
-
-  private async pass(): Promise<void> {
-    const term = this.term.signal;
+  private async pass(term: AbortSignal): Promise<void> {
     await this.writeConfigStatus(term).catch((e: unknown) => this.failed('config', e));
     await this.writeIngressStatus(term).catch((e: unknown) => this.failed('ingress', e));
   }
@@ -180,7 +152,7 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     if (!entries) return;
     const { served, all } = await this.ingresses.ingresses();
     for (const w of ingressStatusWrites(served, all, entries, this.ours)) {
-      if (!this.leading || term.aborted) return;
+      if (!this.passes.leading || term.aborted) return;
       const key = keyOf(w.namespace, w.name);
       try {
         await this.api.patchIngressStatus(w.namespace, w.name, w.entries);

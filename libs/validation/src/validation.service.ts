@@ -3,7 +3,7 @@ import type { DeepReadonly, TemplateConfigSpec } from '#core';
 import { HaproxyChecker } from './lib/haproxy-check.js';
 import type { TemplateTexts } from './lib/origin.js';
 import type { RenderedOutputs, SourceMaps } from './lib/outputs.js';
-import { validateOutputs, type ValidationResult } from './lib/validate.js';
+import { validateOutputs, type ValidateOptions, type ValidationResult } from './lib/validate.js';
 import { CheckerUnavailableError } from './validation.errors.js';
 
 /** DI token: how `haproxy -c` runs in this process. */
@@ -37,6 +37,18 @@ export function templateTexts(spec: DeepReadonly<TemplateConfigSpec>): TemplateT
   return out;
 }
 
+/** What a config's spec decides of validation: storage dirs, directive policy, check size, texts. */
+export function specValidateOptions(
+  spec: DeepReadonly<TemplateConfigSpec>,
+): Pick<ValidateOptions, 'dirs' | 'allowedDirectives' | 'maxServersPerCheck' | 'templates'> {
+  return {
+    dirs: spec.dataplane,
+    allowedDirectives: spec.validation.allowedDirectives,
+    maxServersPerCheck: spec.validation.maxServersPerCheck,
+    templates: templateTexts(spec),
+  };
+}
+
 /** Validates renders of the current config: structure, directive policy, sandboxed `haproxy -c`. */
 @Injectable()
 export class ValidationService {
@@ -64,10 +76,8 @@ export class ValidationService {
     sourceMaps?: SourceMaps,
   ): Promise<ValidationResult> {
     return validateOutputs(outputs, {
-      dirs: spec.dataplane,
-      allowedDirectives: spec.validation.allowedDirectives,
+      ...specValidateOptions(spec),
       checker: this.checker,
-      templates: templateTexts(spec),
       ...(sourceMaps ? { sourceMaps } : {}),
     });
   }

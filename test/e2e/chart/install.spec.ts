@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { KubeObject } from '#kube-sim';
+import { ingressAdmissionReview } from '#webhook';
 import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor, type PodAddress } from '#stack';
 import { chartDir, kubectl, template } from './helm.js';
 
@@ -90,22 +91,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
   const reviewAt = (ip: string, caBundle: string, object: KubeObject) =>
     new Promise<{ uid: string; allowed: boolean }>((resolve, reject) => {
       const uid = `direct-${ip}`;
-      const body = JSON.stringify({
-        apiVersion: 'admission.k8s.io/v1',
-        kind: 'AdmissionReview',
-        request: {
-          uid,
-          kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
-          resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
-          name: object.metadata.name,
-          namespace: APP,
-          operation: 'CREATE',
-          userInfo: { username: 'test' },
-          object,
-          oldObject: null,
-          dryRun: false,
-        },
-      });
+      const body = JSON.stringify(ingressAdmissionReview(uid, 'CREATE', object));
       const req = request(
         `https://${ip}:${WEBHOOK_PORT}/validate`,
         {

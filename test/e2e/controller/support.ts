@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '#stack';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -29,26 +30,12 @@ export function getWithHost(
 }
 
 /** Polls until `check` returns a value, or fails with the last observation after `timeoutMs`. */
-export async function eventually<T>(
+export function eventually<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return waitFor(what, check, timeoutMs);
 }
 
 /** A `haptic` child process with its output collected. */

@@ -10,7 +10,7 @@ import {
   type RenderedOutputs,
 } from '#validation';
 import { describeForMajors } from '#testing';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
 
 const cfg = (backendExtra = '') => `global
@@ -113,5 +113,58 @@ describeForMajors(['2.6', '3.0'], 'validation with the real haproxy -c', (haprox
     const allowed = await validateOutputs(lua, { ...opts(), allowedDirectives: ['lua-load'] });
     expect(allowed.haproxy.ran).toBe(true);
     expect(allowed.problems.map(formatProblem)).toEqual([]);
+  });
+  describe('a large file checked in parts (spec.validation.maxServersPerCheck)', () => {
+    // 40 backends of 2 servers beside be_default: parts of at most 10 server lines.
+    const many = (broken?: number): string =>
+      cfg() +
+      Array.from(
+        { length: 40 },
+        (_, i) =>
+          `backend svc_${i}\n  ${i === broken ? 'balanse' : 'balance'} roundrobin\n` +
+          `  server srv1 10.0.${i}.1:80 weight 1\n  server srv2 0.0.0.0:1 weight 1 disabled\n`,
+      ).join('');
+    const parts = { maxServersPerCheck: 10 };
+
+    it('accepts a valid file in one part with the frontends and eight batches', async () => {
+      const result = await validateOutputs(
+        { ...outputs, haproxyConfig: many() },
+        { ...opts(), ...parts },
+      );
+      expect(result.problems.map(formatProblem)).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(result.haproxy.runs).toBe(9);
+      const whole = await validateOutputs({ ...outputs, haproxyConfig: many() }, opts());
+      expect([whole.valid, whole.haproxy.runs]).toEqual([true, 1]);
+    });
+
+    it('reports a mistake in a backend of a later batch at its line in the whole file', async () => {
+      const text = many(33);
+      const line = text.split('\n').indexOf('  balanse roundrobin') + 1;
+      const result = await validateOutputs(
+        { ...outputs, haproxyConfig: text },
+        { ...opts(), ...parts },
+      );
+      expect(result.valid).toBe(false);
+      expect(result.haproxy.runs).toBe(8); // part 1, then batches up to svc_33's (svc_30..svc_34)
+      expect(result.problems.map(formatProblem)[0]).toMatch(
+        new RegExp(`^haproxy\\.cfg:${line}: unknown keyword 'balanse' in 'backend' section`),
+      );
+      expect(readdirSync(base)).toEqual([]);
+    });
+
+    it('keeps a backend another proxy names with it, so references still resolve', async () => {
+      // svc_5 tracks a server of svc_7; a missing server there must still be found.
+      const text = many().replace(
+        '  server srv1 10.0.5.1:80 weight 1',
+        '  server srv1 10.0.5.1:80 weight 1 track svc_7/srv9',
+      );
+      const result = await validateOutputs(
+        { ...outputs, haproxyConfig: text },
+        { ...opts(), ...parts },
+      );
+      expect(result.valid).toBe(false);
+      expect(result.problems.map(formatProblem).join('\n')).toMatch(/svc_7\/srv9|srv9/);
+    });
   });
 });

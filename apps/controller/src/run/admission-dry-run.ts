@@ -19,7 +19,7 @@ import {
 import {
   formatProblem,
   runValidationTests,
-  templateTexts,
+  specValidateOptions,
   validateOutputs,
   type ValidationService,
 } from '#validation';
@@ -99,11 +99,7 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
   ): Promise<DryRunVerdict> {
     const result = haproxyCheck
       ? await this.validation.validate(config.spec, outputs)
-      : await validateOutputs(outputs, {
-          dirs: config.spec.dataplane,
-          allowedDirectives: config.spec.validation.allowedDirectives,
-          templates: templateTexts(config.spec),
-        });
+      : await validateOutputs(outputs, specValidateOptions(config.spec));
     return result.valid
       ? { ok: true }
       : { ok: false, reason: result.problems.map(formatProblem).join('; ') };
@@ -119,10 +115,8 @@ export class AdmissionDryRun implements AdmissionDryRunPort {
         workers: 2,
         validate: (outputs, sourceMaps) =>
           validateOutputs(outputs, {
-            dirs: spec.dataplane,
-            allowedDirectives: spec.validation.allowedDirectives,
+            ...specValidateOptions(spec),
             checker: this.validation.checker,
-            templates: templateTexts(spec),
             ...(sourceMaps ? { sourceMaps } : {}),
           }),
       },

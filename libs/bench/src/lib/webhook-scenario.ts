@@ -7,6 +7,7 @@ import { RenderService } from '#render';
 import { ValidationService } from '#validation';
 import {
   admissionResponse,
+  ingressAdmissionReview,
   parseAdmissionReview,
   review,
   startAdmissionServer,
@@ -69,20 +70,7 @@ function post(port: number, ca: string, body: string): Promise<string> {
 }
 
 const reviewBody = (uid: string, object: object, old: object) =>
-  JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
-      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
-      namespace: (object as KubeObject).metadata.namespace,
-      name: (object as KubeObject).metadata.name,
-      operation: 'UPDATE',
-      object,
-      oldObject: old,
-    },
-  });
+  JSON.stringify(ingressAdmissionReview(uid, 'UPDATE', object as KubeObject, old));
 
 /**
  * The webhook at `ingresses` Ingresses: the real HTTPS server, review and dry-run port over a

@@ -8,6 +8,8 @@ import { SAFE_OUTPUT_NAME, type StorageDirs } from './paths.js';
 export interface CheckTree {
   readonly root: string;
   readonly configPath: string;
+  /** Writes another config beside haproxy.cfg (HAProxy-side paths rewritten); gives its path. */
+  readonly writeConfig: (name: string, text: string) => Promise<string>;
   /** Turns paths of this tree in checker output back into the HAProxy-side paths. */
   readonly toLogical: (text: string) => string;
   /** Which output a tree path is (for `parsing [file:line]` messages), if any. */
@@ -84,6 +86,13 @@ export async function writeCheckTree(
   return {
     root,
     configPath: join(root, 'haproxy.cfg'),
+    writeConfig: async (name, text) => {
+      if (!SAFE_OUTPUT_NAME.test(name) || name.includes('/') || name === 'haproxy.cfg')
+        throw new Error(`unsafe config name ${JSON.stringify(name)}`);
+      const path = join(root, name);
+      await writeFile(path, toTree(text), { mode: 0o600 });
+      return path;
+    },
     toLogical: (text) => toLogical(text).split(root).join('.'),
     outputOf,
     cleanup: () => rm(root, { recursive: true, force: true }),

@@ -57,10 +57,11 @@ export function runHaproxyCheck(
   tree: CheckTree,
   config: string,
   opts: HaproxyCheckOptions,
+  configPath: string = tree.configPath,
 ): Promise<HaproxyCheckRun> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(opts.binary, ['-c', '-f', tree.configPath], {
+    const child = spawn(opts.binary, ['-c', '-f', configPath], {
       cwd: tree.root,
       env: sandboxEnv(config, opts.env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -115,8 +116,8 @@ export class HaproxyChecker {
     this.limiter = new Limiter(concurrency);
   }
 
-  /** Runs the check when a slot is free. */
-  check(tree: CheckTree, config: string): Promise<HaproxyCheckRun> {
-    return this.limiter.run(() => runHaproxyCheck(tree, config, this.options));
+  /** Runs the check when a slot is free (on `configPath`, a part of `config`, when given). */
+  check(tree: CheckTree, config: string, configPath?: string): Promise<HaproxyCheckRun> {
+    return this.limiter.run(() => runHaproxyCheck(tree, config, this.options, configPath));
   }
 }

@@ -69,6 +69,20 @@ haproxyConfig: { template: x }`);
     expect(unmatched).toHaveLength(2);
   });
 
+  it('reads a YAML flow mapping that starts like JSON, and a broken JSON file as YAML would', async () => {
+    writeFileSync(
+      join(dir, 'flow.yaml'),
+      '{ apiVersion: v1, kind: ConfigMap, metadata: { name: f } }\n',
+    );
+    expect(await loadManifests([join(dir, 'flow.yaml')])).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f' } },
+    ]);
+    writeFileSync(join(dir, 'broken.json'), '{"kind": "List", "items": [}');
+    await expect(loadManifests([join(dir, 'broken.json')])).rejects.toThrow(
+      /broken\.json: not valid YAML or JSON/,
+    );
+  });
+
   it('names the file that is not YAML', async () => {
     writeFileSync(join(dir, 'bad.yml'), 'a: [1,\n');
     await expect(loadManifests([join(dir, 'bad.yml')])).rejects.toThrow(

@@ -9,6 +9,7 @@ const tree: CheckTree = {
   configPath: '/tmp/haptic-check-x/haproxy.cfg',
   toLogical: (t) => t.split('/tmp/haptic-check-x/s0').join('/etc/haproxy/maps'),
   outputOf: (p) => (p === '/tmp/haptic-check-x/haproxy.cfg' ? 'haproxy.cfg' : undefined),
+  writeConfig: () => Promise.reject(new Error('not used')),
   cleanup: () => Promise.resolve(),
 };
 

@@ -1,6 +1,8 @@
 import { writeCheckTree } from './check-tree.js';
-import type { HaproxyChecker } from './haproxy-check.js';
+import type { CheckTree } from './check-tree.js';
+import type { HaproxyChecker, HaproxyCheckRun } from './haproxy-check.js';
 import { traceOrigins, type TemplateTexts } from './origin.js';
+import { partPassed, partitionConfig, toWholeLines } from './partition.js';
 import { outputContent, type RenderedOutputs, type SourceMaps } from './outputs.js';
 import type { StorageDirs } from './paths.js';
 import type { ValidationProblem } from './problems.js';
@@ -19,6 +21,11 @@ export interface ValidateOptions {
   readonly templates?: TemplateTexts;
   /** Parent folder of the throw-away check trees (default: the OS temp dir). */
   readonly tmpBase?: string;
+  /**
+   * Server lines of backends checked apart per `haproxy -c` run (spec.validation.maxServersPerCheck;
+   * see partition.ts); 0 or absent: the whole file in one run.
+   */
+  readonly maxServersPerCheck?: number;
 }
 
 /** How the `haproxy -c` step went. */
@@ -27,6 +34,8 @@ export interface HaproxyStep {
   readonly binary?: string;
   readonly durationMs?: number;
   readonly timedOut?: boolean;
+  /** `haproxy -c` runs the file was checked in (1 unless it was split, see partition.ts). */
+  readonly runs?: number;
   /** Why it did not run (structural problems, no checker). */
   readonly skipped?: string;
 }
@@ -65,12 +74,13 @@ export async function validateOutputs(
   }
   const tree = await writeCheckTree(outputs, opts.dirs, opts.tmpBase);
   try {
-    const run = await opts.checker.check(tree, outputs.haproxyConfig);
+    const run = await checkInParts(outputs.haproxyConfig, tree, opts.checker, opts);
     const step: HaproxyStep = {
       ran: true,
       binary: opts.checker.options.binary,
       durationMs: run.durationMs,
       timedOut: run.timedOut,
+      runs: run.runs,
     };
     if (run.valid) return { valid: true, problems: [], haproxy: step };
     const reduced = run.timedOut
@@ -96,4 +106,34 @@ export async function validateOutputs(
   } finally {
     await tree.cleanup();
   }
+}
+
+/**
+ * `haproxy -c` on the whole file, or on its parts one after another when it is large (the
+ * first failing part ends the check; its output speaks of the whole file's lines).
+ */
+async function checkInParts(
+  config: string,
+  tree: CheckTree,
+  checker: HaproxyChecker,
+  opts: ValidateOptions,
+): Promise<HaproxyCheckRun & { runs: number }> {
+  const parts = partitionConfig(config, opts.maxServersPerCheck ?? 0);
+  if (!parts) return { ...(await checker.check(tree, config)), runs: 1 };
+  let durationMs = 0;
+  let last: HaproxyCheckRun | undefined;
+  for (const [i, part] of parts.entries()) {
+    const path = await tree.writeConfig(`haproxy.part-${i + 1}.cfg`, part.text);
+    const run = await checker.check(tree, config, path);
+    durationMs += run.durationMs;
+    const output = toWholeLines(run.output, part, path, tree.configPath);
+    last = {
+      ...run,
+      output,
+      durationMs,
+      valid: !run.timedOut && partPassed(part, run.exitCode, output),
+    };
+    if (!last.valid) return { ...last, runs: i + 1 };
+  }
+  return { ...(last as HaproxyCheckRun), runs: parts.length };
 }

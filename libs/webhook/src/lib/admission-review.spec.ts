@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   admissionResponse,
+  ingressAdmissionReview,
   MalformedReviewError,
   oneLine,
   parseAdmissionReview,
@@ -66,5 +67,22 @@ describe('AdmissionReview v1', () => {
         request: { ...request, operation: 'PATCH' },
       }),
     ).toThrow('request.operation: unknown PATCH');
+  });
+
+  it('builds the body an API server sends for an Ingress, which it reads back', () => {
+    const object = { metadata: { namespace: 'apps', name: 'web' } };
+    const old = { metadata: { namespace: 'apps', name: 'web', generation: 1 } };
+    const parsed = parseAdmissionReview(ingressAdmissionReview('u-9', 'UPDATE', object, old));
+    expect(parsed).toMatchObject({
+      uid: 'u-9',
+      operation: 'UPDATE',
+      namespace: 'apps',
+      name: 'web',
+      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      resource: { resource: 'ingresses' },
+      object,
+      oldObject: old,
+      dryRun: false,
+    });
   });
 });

@@ -91,3 +91,31 @@ export function admissionResponse(uid: string, v: AdmissionVerdict): Record<stri
   if (v.warnings?.length) response['warnings'] = v.warnings.map(oneLine);
   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
 }
+
+/**
+ * The AdmissionReview v1 body an API server POSTs for an Ingress (for tests and benches that
+ * talk to the webhook directly): namespace and name from the object, `dryRun` false.
+ */
+export function ingressAdmissionReview(
+  uid: string,
+  operation: AdmissionRequest['operation'],
+  object: { readonly metadata: { readonly name?: string; readonly namespace?: string } },
+  oldObject: object | null = null,
+): { apiVersion: string; kind: string; request: Record<string, unknown> } {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
+      name: object.metadata.name,
+      namespace: object.metadata.namespace,
+      operation,
+      userInfo: { username: 'kubernetes-admin' },
+      object,
+      oldObject,
+      dryRun: false,
+    },
+  };
+}

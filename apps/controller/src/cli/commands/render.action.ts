@@ -10,7 +10,7 @@ import {
   formatRenderFailure,
   listOutputs,
   loadManifests,
-  templateTexts,
+  specValidateOptions,
   validateOutputs,
   type RenderedOutputs,
 } from '#validation';
@@ -99,10 +99,8 @@ async function renderWith(
   const binary = haproxyBinary(flags.haproxyBin, io, 'render');
   if (!binary) return ExitCode.failure;
   const result = await validateOutputs(outcome.outputs, {
-    dirs: spec.dataplane,
-    allowedDirectives: spec.validation.allowedDirectives,
+    ...specValidateOptions(spec),
     checker: new HaproxyChecker({ binary, timeoutMs: 30_000 }, 1),
-    templates: templateTexts(spec),
   });
   for (const p of result.problems) io.err(`invalid: ${formatProblem(p)}`);
   if (result.valid)

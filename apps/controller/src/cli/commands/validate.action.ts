@@ -5,7 +5,7 @@ import {
   formatTestReport,
   runValidationTests,
   selectTests,
-  templateTexts,
+  specValidateOptions,
   validateOutputs,
   type TestReport,
 } from '#validation';
@@ -77,16 +77,14 @@ async function validateWith(
   const binary = haproxyBinary(flags.haproxyBin, io, 'validate');
   if (!binary) return ExitCode.failure;
   const checker = new HaproxyChecker({ binary, timeoutMs, env }, workers);
-  const templates = templateTexts(spec);
+  const specOptions = specValidateOptions(spec);
   const report = await runValidationTests(spec, loaded.renderer, {
     workers,
     ...(flags.test === undefined ? {} : { only: flags.test }),
     validate: (outputs, sourceMaps) =>
       validateOutputs(outputs, {
-        dirs: spec.dataplane,
-        allowedDirectives: spec.validation.allowedDirectives,
+        ...specOptions,
         checker,
-        templates,
         ...(sourceMaps ? { sourceMaps } : {}),
       }),
   });

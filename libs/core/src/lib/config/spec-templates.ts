@@ -1,6 +1,16 @@
-import { IsArray, IsDefined, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import {
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { Field, IsPlainObject, listOf, recordOf } from './decorators.js';
-import { REQUIRED, STRING, oneOf } from './messages.js';
+import { REQUIRED, STRING, intRange, oneOf } from './messages.js';
 
 /** A Liquid template. */
 export class TemplateSpec {
@@ -102,6 +112,16 @@ export class ValidationPolicySpec {
   @IsArray({ message: 'must be a list of directive ids' })
   @IsString({ each: true, message: 'must be a list of directive ids' })
   allowedDirectives: string[] = [];
+
+  @Field(
+    'server lines of backends checked apart per haproxy -c run: a larger haproxy.cfg is checked in ' +
+      'parts (frontends and the backends other sections name first, then batches of the other ' +
+      'backends), so one check holds a bounded share of it in memory; 0 checks the whole file at once',
+  )
+  @IsInt(intRange(0, 10_000_000))
+  @Min(0, intRange(0, 10_000_000))
+  @Max(10_000_000, intRange(0, 10_000_000))
+  maxServersPerCheck = 5_000;
 }
 
 export const templateRecord = recordOf(() => TemplateSpec);
