@@ -312,24 +312,28 @@ let lastDigests = new Map<string, { readonly content: string; readonly digest: s
 function digestOf(
   key: string,
   content: string,
-  next: Map<string, { readonly content: string; readonly digest: string }>,
+  next: Map<string, { readonly content: string; readonly digest: string }> | undefined,
 ): string {
-  const was = lastDigests.get(key);
+  const was = next ? lastDigests.get(key) : undefined;
   // the same string (a certificate replayed from a kept fragment) compares by reference
   const digest =
     was && was.content === content
       ? was.digest
       : createHash('sha256').update(content).digest('hex');
-  next.set(key, { content, digest });
+  next?.set(key, { content, digest });
   return digest;
 }
 
 /**
  * sha256 (hex) over every output in a fixed order, each output by its own sha256 (an output
- * that did not change since the last hash is not hashed again): equal outputs, equal hash.
+ * that did not change since the last hash is not hashed again, unless `reuse` is false): equal
+ * outputs, equal hash.
  */
-export function contentHash(outputs: RenderedOutputs): string {
-  const next = new Map<string, { readonly content: string; readonly digest: string }>();
+export function contentHash(outputs: RenderedOutputs, reuse = true): string {
+  // `reuse: false` (a full render): every output hashed afresh, nothing kept
+  const next = reuse
+    ? new Map<string, { readonly content: string; readonly digest: string }>()
+    : undefined;
   const parts: string[] = ['haproxy.cfg', digestOf('haproxy.cfg', outputs.haproxyConfig, next)];
   const sections = [
     ['maps', outputs.maps],
@@ -341,7 +345,7 @@ export function contentHash(outputs: RenderedOutputs): string {
     for (const [name, content] of Object.entries(record))
       parts.push(section, name, digestOf(`${section}/${name}`, content, next));
   }
-  lastDigests = next;
+  if (next) lastDigests = next;
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
@@ -400,7 +404,7 @@ function* renderAttempts(
         cache.sweep();
         cache.settle({ previous: inputs.previous, extra: extraText(compiled, inputs) });
       }
-      const hash = contentHash(attempt.outputs);
+      const hash = contentHash(attempt.outputs, inputs.incremental !== false);
       return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
     }
     // Every problem must be explained by an object not yet left out; at most `max` in all.
