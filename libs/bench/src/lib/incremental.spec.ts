@@ -14,6 +14,8 @@ const NAMESPACES = ['a', 'b'] as const;
 const SERVICES = ['s0', 's1', 's2'] as const;
 const HOSTS = ['h0.example.com', 'h1.example.com', 'Not A Host'] as const;
 const PATHS = ['/', '/api', '/static'] as const;
+/** Stands for a host only this Ingress (namespace/name) has. */
+const OWN_HOST = 'own';
 // A Secret holds a real certificate (registered, replayed from kept fragments) or one that
 // does not parse (quarantined); set in beforeAll.
 const PEM = { cert: '', key: '' };
@@ -47,6 +49,8 @@ const ingress = fc
     host: fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom(HOSTS[0], HOSTS[1]) },
       { weight: 1, arbitrary: fc.constant(HOSTS[2]) },
+      // a host of its own: a change the Ingress model updates in place (no route shared)
+      { weight: 4, arbitrary: fc.constant(OWN_HOST) },
     ),
     paths: fc.uniqueArray(fc.constantFrom(...PATHS), { minLength: 1, maxLength: 2 }),
     type: fc.constantFrom('Prefix', 'Exact'),
@@ -71,7 +75,9 @@ interface IngressShape {
   tls: boolean;
 }
 
-function ingressOf(i: IngressShape): KubeObject {
+function ingressOf(shape: IngressShape): KubeObject {
+  const own = `${shape.name}.${shape.namespace}.example.com`;
+  const i = shape.host === OWN_HOST ? { ...shape, host: own } : shape;
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',

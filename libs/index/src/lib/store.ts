@@ -16,6 +16,18 @@ export interface StoreEntry {
   readonly digest?: string;
 }
 
+/** The first index of sorted `entries` not before `ref` (namespace/name order). */
+function boundOf(entries: readonly StoreEntry[], ref: StoreEntry): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareRefs(entries[mid] as StoreEntry, ref) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** What an upsert did; `quiet` when only quiet fields changed (stored, but no render needed). */
 export type UpsertResult = 'added' | 'modified' | 'quiet';
 
@@ -50,7 +62,7 @@ export class ResourceStore {
     const entry = this.entryOf(object);
     const old = this.entries.get(entry.ref);
     this.entries.set(entry.ref, entry);
-    this.changed();
+    this.changed(old, entry);
     if (!old) return 'added';
     return this.onlyQuiet(old, entry) ? 'quiet' : 'modified';
   }
@@ -62,8 +74,9 @@ export class ResourceStore {
 
   /** Removes an object; true when it was there. */
   remove(namespace: string | undefined, name: string): boolean {
+    const old = this.entries.get(refOf(namespace, name));
     const removed = this.entries.delete(refOf(namespace, name));
-    if (removed) this.changed();
+    if (removed) this.changed(old);
     return removed;
   }
 
@@ -94,10 +107,28 @@ export class ResourceStore {
     return this.fullView;
   }
 
-  private changed(): void {
+  /**
+   * After a change; `old` → `entry` (one object added, replaced or removed): the sorted entries
+   * are patched in a copy (views handed out keep theirs) instead of sorted again.
+   */
+  private changed(old?: StoreEntry, entry?: StoreEntry): void {
     this.version++;
-    this.sorted = undefined;
     this.fullView = undefined;
+    const sorted = this.sorted;
+    this.sorted = undefined;
+    if (!sorted || (!old && !entry)) return;
+    const at = boundOf(sorted, (old ?? entry) as StoreEntry);
+    const next = sorted.slice();
+    if (old && entry) {
+      if (next[at] !== old) return;
+      next[at] = entry;
+    } else if (old) {
+      if (next[at] !== old) return;
+      next.splice(at, 1);
+    } else if (entry) {
+      next.splice(at, 0, entry);
+    }
+    this.sorted = next;
   }
 
   private entryOf(object: KubeObject): StoreEntry {

@@ -16,6 +16,7 @@ export interface ViewItem {
  */
 export class ResourceView {
   private byPrefix: Map<string, ViewItem[]> | undefined;
+  private all: readonly StoredObject[] | undefined;
 
   constructor(
     readonly paths: readonly FieldPath[],
@@ -24,7 +25,8 @@ export class ResourceView {
 
   /** All objects in order. */
   objects(): readonly StoredObject[] {
-    return this.items.map((i) => i.object);
+    this.all ??= Object.freeze(this.items.map((i) => i.object));
+    return this.all;
   }
 
   /** Objects whose first keys equal `keys`, in order. */

@@ -28,9 +28,10 @@ export class OutputLines {
   ) {}
 
   toString(): string {
-    let out = '';
-    for (const line of this.lines) out += this.separator + line + this.terminator;
-    return out;
+    // one join (a flat string), not a concatenation per line
+    if (this.lines.length === 0) return '';
+    const { separator, terminator } = this;
+    return separator + this.lines.join(terminator + separator) + terminator;
   }
 }
 

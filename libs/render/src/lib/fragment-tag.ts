@@ -10,7 +10,7 @@ import {
   type Template,
 } from 'liquidjs';
 import { PAUSE } from './drive.js';
-import { Recorder, type Fragment, type FragmentSession } from './fragments.js';
+import { NO_ITEM, Recorder, type Fragment, type FragmentSession } from './fragments.js';
 import { items } from './ingress/liquid-values.js';
 import { innermostError, problemFrom } from './problems.js';
 import { RejectedObjectsError } from './provenance.js';
@@ -39,35 +39,31 @@ function idOf(o: object): number {
   return id;
 }
 
-/** A cache key of the parameters: primitives by value, objects by identity (returned aside). */
-function keyOf(args: Record<string, unknown>): { key: string; objects: unknown[] } {
-  const objects: unknown[] = [];
+/** A cache key of the parameters: primitives by value, objects by identity. */
+function keyOf(args: Record<string, unknown>): string {
   let key = '';
   for (const name in args) {
     const value = args[name];
-    if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
-      objects.push(value);
+    if (value !== null && (typeof value === 'object' || typeof value === 'function'))
       key += `${name}\u0000#${idOf(value)}\u0001`;
-    } else {
-      key += `${name}\u0000${typeof value}:${String(value)}\u0001`;
-    }
+    else key += `${name}\u0000${typeof value}:${String(value)}\u0001`;
   }
-  return { key, objects };
+  return key;
 }
 
-function sameObjects(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+const NO_REGISTRATIONS: readonly never[] = Object.freeze([]);
 
-/** Collects a fragment's output aside, so it can be kept. */
+/** Collects a fragment's output aside, so it can be kept (as one flat string). */
 class CapturingEmitter implements Emitter {
-  buffer = '';
+  private readonly parts: string[] = [];
   write(html: unknown): void {
     // As liquidjs's own emitter: templates write strings; anything else as String() does.
     // eslint-disable-next-line @typescript-eslint/no-base-to-string
-    this.buffer += typeof html === 'string' ? html : html == null ? '' : String(html);
+    this.parts.push(typeof html === 'string' ? html : html == null ? '' : String(html));
+  }
+  /** The output: joined, so a kept fragment holds one string, not the pieces it was made of. */
+  get buffer(): string {
+    return this.parts.join('');
   }
 }
 
@@ -160,22 +156,34 @@ export class FragmentRenderTag extends RenderTag {
     }
     const params = (yield parts.hash.render(ctx)) as Record<string, unknown>;
     if (!loop?.alias) {
-      if (session) yield* this.fragment(ctx, emitter, session, file, params, undefined);
+      if (!session) return;
+      const key = keyOf(params);
+      const kept = session.cache.get(this, key);
+      if (kept && this.reused(ctx, emitter, session, kept, undefined)) return;
+      yield* this.rendered(ctx, emitter, session, file, params, key, NO_ITEM, undefined);
       return;
     }
     const collection = items(toValue(yield evalToken(loop.value as never, ctx)));
     const name = `${loop.alias}-${loop.value.getText()}`;
+    // The items' fragments share the parameters: one key, then the item by identity.
+    const key = session ? `${keyOf(params)}${loop.alias}\u0002` : '';
+    const kept = session?.cache.entries(this, key);
     // An item refused because of one watched object does not stop the loop: every such object
     // is reported at once, so quarantining several costs one more render, not one each.
     const refused: RenderProblem[] = [];
     const pacer = stateOf(ctx).pacer;
-    for (let index = 0; index < collection.length; index++) {
-      // A long list gives way to the event loop between items (a yielding render only).
-      if (pacer?.due() === true) yield PAUSE;
-      const scope = { ...params, [loop.alias]: collection[index] };
-      const at = { index, length: collection.length, name };
+    const length = collection.length;
+    for (let index = 0; index < length; index++) {
+      // A long list gives way to the event loop between items (a yielding render only; the
+      // clock is read every few items: a kept item costs less than reading it).
+      if ((index & 15) === 0 && pacer?.due() === true) yield PAUSE;
+      const item = collection[index];
+      const at = { index, length, name };
+      const fragment = kept?.get(item);
+      if (session && fragment && this.reused(ctx, emitter, session, fragment, at)) continue;
+      const scope = { ...params, [loop.alias]: item };
       try {
-        if (session) yield* this.fragment(ctx, emitter, session, file, scope, at);
+        if (session) yield* this.rendered(ctx, emitter, session, file, scope, key, item, at);
         else yield* this.uncached(ctx, emitter, file, scope, at);
       } catch (err) {
         refused.push(...attributed(err, file));
@@ -198,30 +206,33 @@ export class FragmentRenderTag extends RenderTag {
     emitter.write(capture.buffer);
   }
 
-  /** One fragment: reused when still valid, else rendered and kept. */
-  private *fragment(
+  /** Writes a kept fragment when it is still valid (true), else nothing (false). */
+  private reused(
+    ctx: Context,
+    emitter: Emitter,
+    session: FragmentSession,
+    kept: Fragment,
+    at: Position | undefined,
+  ): boolean {
+    if (kept.position !== undefined && (!at || kept.position !== positionKey(at))) return false;
+    if (!session.valid(kept) || !this.replay(ctx, kept)) return false;
+    session.used(kept);
+    session.inherit(kept);
+    emitter.write(kept.output);
+    return true;
+  }
+
+  /** One fragment rendered and kept (by parameters `key` and list `item`). */
+  private *rendered(
     ctx: Context,
     emitter: Emitter,
     session: FragmentSession,
     file: string,
     scope: Record<string, unknown>,
+    key: string,
+    item: unknown,
     at: Position | undefined,
   ): Gen<void> {
-    const { key, objects } = keyOf(scope);
-    const position = at ? positionKey(at) : undefined;
-    const kept = session.cache.get(this, key);
-    if (
-      kept &&
-      sameObjects(kept.objects, objects) &&
-      (kept.position === undefined || kept.position === position) &&
-      session.valid(kept) &&
-      this.replay(ctx, kept)
-    ) {
-      session.used(kept);
-      session.inherit(kept);
-      emitter.write(kept.output);
-      return;
-    }
     const capture = new CapturingEmitter();
     // Reads are recorded by every open recorder, so the fragments around this one get them too.
     const recorder = session.open();
@@ -236,15 +247,17 @@ export class FragmentRenderTag extends RenderTag {
     } finally {
       session.close(recorder);
     }
-    session.keep(this, key, {
-      objects,
+    const output = capture.buffer;
+    const registrations =
+      recorder.registrations.length > 0 ? recorder.registrations : NO_REGISTRATIONS;
+    session.keep(this, key, item, {
       deps: [...recorder.deps.values()],
-      output: capture.buffer,
-      registrations: recorder.registrations,
+      output,
+      registrations,
       generation: session.cache.current,
-      ...(recorder.position && position !== undefined ? { position } : {}),
+      ...(recorder.position && at !== undefined ? { position: positionKey(at) } : {}),
     });
-    emitter.write(capture.buffer);
+    emitter.write(output);
   }
 
   /** Renders the snippet in an isolated scope, as liquidjs's render tag does. */
@@ -269,6 +282,7 @@ export class FragmentRenderTag extends RenderTag {
 
   /** Replays a kept fragment's registrations; false if one conflicts (render it to say why). */
   private replay(ctx: Context, fragment: Fragment): boolean {
+    if (fragment.registrations.length === 0) return true;
     const state = stateOf(ctx);
     for (const r of fragment.registrations) {
       const had = state[r.registry].get(r.name);

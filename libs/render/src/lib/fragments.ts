@@ -11,6 +11,8 @@ export type Dependency =
       readonly keys: readonly string[];
       /** The look-up's memo key in a render (made once, when recorded). */
       readonly memo: string;
+      /** The signature key of the watched list (`list:<watched>`). */
+      readonly list: string;
       readonly result: readonly object[];
       /**
        * The token of the watched list (`list:<watched>`) for which `result` is known to hold:
@@ -24,7 +26,17 @@ export type Dependency =
       readonly kind: 'value';
       readonly key: string;
       readonly signature: unknown;
+      /** What settles it (see FragmentSession's `settled`): the deployed config, `extra`, nothing. */
+      readonly settles: Settles;
     };
+
+/** Which of a settled render's inputs a value dependency reads (the rest are always checked). */
+export type Settles = 'previous' | 'extra' | undefined;
+
+function settlesOf(key: string): Settles {
+  if (key.startsWith('previous.')) return 'previous';
+  return key === 'global:extra' ? 'extra' : undefined;
+}
 
 /** A certificate or crt-list registration a fragment made, replayed when it is reused. */
 export interface Registration {
@@ -35,7 +47,6 @@ export interface Registration {
 
 /** One rendered fragment: its output, what it read and what it registered. */
 export interface Fragment {
-  readonly objects: readonly unknown[];
   readonly deps: readonly Dependency[];
   readonly output: string;
   readonly registrations: readonly Registration[];
@@ -53,9 +64,7 @@ export class Recorder {
 }
 
 function depKey(dep: Dependency): string {
-  return dep.kind === 'lookup'
-    ? `L\u0000${dep.watched}\u0000${dep.keys.join('\u0000')}`
-    : `V\u0000${dep.key}`;
+  return dep.kind === 'lookup' ? `L\u0000${dep.memo}` : `V\u0000${dep.key}`;
 }
 
 function sameObjects(a: readonly object[], b: readonly object[]): boolean {
@@ -75,6 +84,9 @@ export class FragmentSession {
   private readonly recorders: Recorder[] = [];
   private readonly signatures = new Map<string, unknown>();
   private readonly lookups = new Map<string, readonly object[]>();
+  /** The dependencies recorded in this render, one object per read (shared by fragments). */
+  private readonly recordedValues = new Map<string, Dependency>();
+  private readonly recordedLookups = new Map<string, Dependency>();
 
   constructor(
     readonly cache: FragmentCache,
@@ -86,12 +98,12 @@ export class FragmentSession {
      * Value dependencies that read the same as when the last successful render settled the
      * cache (its `previous` input, its `extra`): a fragment valid then needs no check of them.
      */
-    private readonly settled: (key: string) => boolean = () => false,
+    private readonly settled: (settles: 'previous' | 'extra') => boolean = () => false,
   ) {}
 
   /** Keeps a rendered fragment (unless this render only reuses). */
-  keep(site: object, key: string, fragment: Fragment): void {
-    if (!this.reuseOnly) this.cache.set(site, key, fragment);
+  keep(site: object, key: string, item: unknown, fragment: Fragment): void {
+    if (!this.reuseOnly) this.cache.set(site, key, item, fragment);
   }
 
   /** Marks a kept fragment as used by this render (unless this render only reuses). */
@@ -115,7 +127,13 @@ export class FragmentSession {
   /** Records a read of a value dependency by every fragment being rendered. */
   readValue(key: string): void {
     if (this.recorders.length === 0) return;
-    this.record({ kind: 'value', key, signature: this.signature(key) });
+    let dep = this.recordedValues.get(key);
+    if (!dep)
+      this.recordedValues.set(
+        key,
+        (dep = { kind: 'value', key, signature: this.signature(key), settles: settlesOf(key) }),
+      );
+    this.record(dep);
   }
 
   /** A look-up in the snapshot (memoised for the render), recorded as a dependency. */
@@ -123,8 +141,14 @@ export class FragmentSession {
     const memo = `${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
     const result = this.memoised(watched, keys, memo);
     if (this.recorders.length > 0) {
-      const token = this.signature(`list:${watched}`);
-      this.record({ kind: 'lookup', watched, keys, memo, result, token });
+      let dep = this.recordedLookups.get(memo);
+      if (!dep) {
+        const list = `list:${watched}`;
+        const token = this.signature(list);
+        dep = { kind: 'lookup', watched, keys: [...keys], memo, list, result, token };
+        this.recordedLookups.set(memo, dep);
+      }
+      this.record(dep);
     }
     return result;
   }
@@ -163,11 +187,11 @@ export class FragmentSession {
     const settled = g === this.cache.settledAt || g === this.cache.current;
     for (const dep of fragment.deps) {
       if (dep.kind === 'value') {
-        if (settled && this.settled(dep.key)) continue;
+        if (settled && dep.settles !== undefined && this.settled(dep.settles)) continue;
         if (this.signature(dep.key) !== dep.signature) return false;
       } else {
         // Same list elements, same look-up: only a changed list needs the look-up again.
-        const token = this.signature(`list:${dep.watched}`);
+        const token = this.signature(dep.list);
         if (token === dep.token) continue;
         if (!sameObjects(this.memoised(dep.watched, dep.keys, dep.memo), dep.result)) return false;
         if (!this.reuseOnly) dep.token = token;
@@ -193,8 +217,16 @@ export class FragmentSession {
  * The fragments kept for one compiled config, by call site and parameters. Entries not used by
  * the last successful render are dropped (`sweep`), so the cache holds one render's fragments.
  */
+/** The item key of a fragment that is not an item of a `render ... for` list. */
+export const NO_ITEM: unique symbol = Symbol('no item');
+
+/**
+ * The fragments kept for one compiled config, by call site, parameters (a key: primitives by
+ * value, objects by identity) and list item (by identity). Entries not used by the last
+ * successful render are dropped (`sweep`), so the cache holds one render's fragments.
+ */
 export class FragmentCache {
-  private readonly sites = new Map<object, Map<string, Fragment>>();
+  private readonly sites = new Map<object, Map<string, Map<unknown, Fragment>>>();
   private generation = 0;
   /** Lists seen by the last render and their tokens (equal elements, equal token). */
   private readonly lists = new Map<string, { list: readonly object[]; token: number }>();
@@ -220,14 +252,21 @@ export class FragmentCache {
     return token;
   }
 
-  get(site: object, key: string): Fragment | undefined {
+  /** The fragments of one call site with the same parameters, by item (NO_ITEM: none). */
+  entries(site: object, key: string): ReadonlyMap<unknown, Fragment> | undefined {
     return this.sites.get(site)?.get(key);
   }
 
-  set(site: object, key: string, fragment: Fragment): void {
-    let entries = this.sites.get(site);
-    if (!entries) this.sites.set(site, (entries = new Map<string, Fragment>()));
-    entries.set(key, fragment);
+  get(site: object, key: string, item: unknown = NO_ITEM): Fragment | undefined {
+    return this.sites.get(site)?.get(key)?.get(item);
+  }
+
+  set(site: object, key: string, item: unknown, fragment: Fragment): void {
+    let keys = this.sites.get(site);
+    if (!keys) this.sites.set(site, (keys = new Map<string, Map<unknown, Fragment>>()));
+    let items = keys.get(key);
+    if (!items) keys.set(key, (items = new Map<unknown, Fragment>()));
+    items.set(item, fragment);
   }
 
   /**
@@ -245,16 +284,19 @@ export class FragmentCache {
 
   /** Drops the fragments the current render did not use. */
   sweep(): void {
-    for (const [site, entries] of this.sites) {
-      for (const [key, f] of entries) if (f.generation !== this.generation) entries.delete(key);
-      if (entries.size === 0) this.sites.delete(site);
+    for (const [site, keys] of this.sites) {
+      for (const [key, items] of keys) {
+        for (const [item, f] of items) if (f.generation !== this.generation) items.delete(item);
+        if (items.size === 0) keys.delete(key);
+      }
+      if (keys.size === 0) this.sites.delete(site);
     }
   }
 
   /** How many fragments are kept (for tests and the bench). */
   get size(): number {
     let n = 0;
-    for (const entries of this.sites.values()) n += entries.size;
+    for (const keys of this.sites.values()) for (const items of keys.values()) n += items.size;
     return n;
   }
 

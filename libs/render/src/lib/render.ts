@@ -116,7 +116,11 @@ function globalsFor(
     extra,
     previous: previousOf(inputs),
   };
-  const context = { extra, watched: state.watchedNames };
+  const context = {
+    extra,
+    watched: state.watchedNames,
+    incremental: inputs.incremental !== false,
+  };
   for (const provider of providersOf(compiled, inputs)) {
     const compute = (): unknown => provider.provide(state.snapshot, context);
     if (provider.lazy) {
@@ -253,16 +257,14 @@ function settledFor(
   cache: FragmentCache,
   compiled: CompiledTemplates,
   inputs: RenderInputs,
-): (key: string) => boolean {
+): (settles: 'previous' | 'extra') => boolean {
   const settled = cache.settledInputs;
   if (!settled) return () => false;
   const samePrevious = settled.previous === inputs.previous;
   let sameExtra: boolean | undefined;
-  return (key) => {
-    if (key.startsWith('previous.')) return samePrevious;
-    if (key === 'global:extra')
-      return (sameExtra ??= settled.extra === extraText(compiled, inputs));
-    return false;
+  return (settles) => {
+    if (settles === 'previous') return samePrevious;
+    return (sameExtra ??= settled.extra === extraText(compiled, inputs));
   };
 }
 
@@ -303,16 +305,48 @@ function* renderOnce(
   return collect(compiled, state, rendered);
 }
 
-/** sha256 (hex) over every output in a fixed order: equal outputs, equal hash. */
-export function contentHash(outputs: RenderedOutputs): string {
-  const canonical = JSON.stringify([
-    outputs.haproxyConfig,
-    Object.entries(outputs.maps),
-    Object.entries(outputs.files),
-    Object.entries(outputs.sslCertificates),
-    Object.entries(outputs.crtLists),
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+/** The digests of the outputs last hashed, by output, with the content each was taken of. */
+let lastDigests = new Map<string, { readonly content: string; readonly digest: string }>();
+
+/** sha256 (hex) of one output; an output hashed last time with the same content is not again. */
+function digestOf(
+  key: string,
+  content: string,
+  next: Map<string, { readonly content: string; readonly digest: string }> | undefined,
+): string {
+  const was = next ? lastDigests.get(key) : undefined;
+  // the same string (a certificate replayed from a kept fragment) compares by reference
+  const digest =
+    was && was.content === content
+      ? was.digest
+      : createHash('sha256').update(content).digest('hex');
+  next?.set(key, { content, digest });
+  return digest;
+}
+
+/**
+ * sha256 (hex) over every output in a fixed order, each output by its own sha256 (an output
+ * that did not change since the last hash is not hashed again, unless `reuse` is false): equal
+ * outputs, equal hash.
+ */
+export function contentHash(outputs: RenderedOutputs, reuse = true): string {
+  // `reuse: false` (a full render): every output hashed afresh, nothing kept
+  const next = reuse
+    ? new Map<string, { readonly content: string; readonly digest: string }>()
+    : undefined;
+  const parts: string[] = ['haproxy.cfg', digestOf('haproxy.cfg', outputs.haproxyConfig, next)];
+  const sections = [
+    ['maps', outputs.maps],
+    ['files', outputs.files],
+    ['sslCertificates', outputs.sslCertificates],
+    ['crtLists', outputs.crtLists],
+  ] as const;
+  for (const [section, record] of sections) {
+    for (const [name, content] of Object.entries(record))
+      parts.push(section, name, digestOf(`${section}/${name}`, content, next));
+  }
+  if (next) lastDigests = next;
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /**
@@ -370,7 +404,7 @@ function* renderAttempts(
         cache.sweep();
         cache.settle({ previous: inputs.previous, extra: extraText(compiled, inputs) });
       }
-      const hash = contentHash(attempt.outputs);
+      const hash = contentHash(attempt.outputs, inputs.incremental !== false);
       return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
     }
     // Every problem must be explained by an object not yet left out; at most `max` in all.

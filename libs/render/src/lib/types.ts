@@ -103,6 +103,11 @@ export interface ProviderContext {
   readonly extra: Readonly<Record<string, unknown>>;
   /** The watched-resource names of the config (the names `snapshot.list` knows). */
   readonly watched: readonly string[];
+  /**
+   * False in a full render (`RenderInputs.incremental: false`): a provider computes afresh,
+   * reusing nothing it kept from earlier renders.
+   */
+  readonly incremental?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingressModel } from './model.js';
+import { INGRESS_MODEL_COUNTS, ingressModel } from './model.js';
 
 const CONTROLLER = 'haproxy-haptic.org/ingress-controller';
 const classes = [{ metadata: { name: 'haptic' }, spec: { controller: CONTROLLER } }];
@@ -192,5 +193,89 @@ describe('ingressModel', () => {
       ingressModel({ ingresses: [a, b], ingressClasses: classes, controllerName: 'other' }).model
         .served,
     ).toEqual([]);
+  });
+});
+
+describe('ingressModel, updated for a few changed Ingresses', () => {
+  const HOSTS = ['h0.com', 'h1.com', 'own', 'Not A Host'] as const;
+  const shape = fc.record({
+    namespace: fc.constantFrom('a', 'b'),
+    name: fc.constantFrom('i0', 'i1', 'i2', 'i3'),
+    age: fc.integer({ min: 0, max: 5 }),
+    host: fc.constantFrom(...HOSTS),
+    paths: fc.uniqueArray(fc.constantFrom('/', '/api', '/x/'), { minLength: 0, maxLength: 2 }),
+    type: fc.constantFrom('Prefix', 'Exact', 'ImplementationSpecific'),
+    svc: fc.constantFrom('s0', 's1'),
+    ours: fc.boolean(),
+    annotated: fc.boolean(),
+    defaultBackend: fc.boolean(),
+    tls: fc.boolean(),
+  });
+  type Shape = typeof shape extends fc.Arbitrary<infer T> ? T : never;
+  const ingressOf = (s: Shape) => ({
+    kind: 'Ingress',
+    metadata: {
+      namespace: s.namespace,
+      name: s.name,
+      creationTimestamp: `2024-01-01T00:00:0${s.age}Z`,
+      ...(s.annotated ? { annotations: { 'haproxy-haptic.org/timeout-server': '5s' } } : {}),
+    },
+    spec: {
+      ingressClassName: s.ours ? 'haptic' : 'other',
+      ...(s.defaultBackend
+        ? { defaultBackend: { service: { name: s.svc, port: { number: 81 } } } }
+        : {}),
+      ...(s.tls ? { tls: [{ hosts: ['x.com'], secretName: `t-${s.name}` }] } : {}),
+      rules: [
+        {
+          host: s.host === 'own' ? `${s.name}.${s.namespace}.com` : s.host,
+          http: {
+            paths: s.paths.map((p) => ({
+              path: p,
+              pathType: s.type,
+              backend: { service: { name: s.svc, port: { number: 80 } } },
+            })),
+          },
+        },
+      ],
+    },
+  });
+  const step = fc.oneof(
+    { weight: 3, arbitrary: shape.map((s) => ({ upsert: ingressOf(s) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom('a', 'b'), fc.constantFrom('i0', 'i1', 'i2', 'i3'))
+        .map(([ns, name]) => ({ remove: `${ns}/${name}` })),
+    },
+    // a render that leaves objects out (a quarantine retry): every n-th Ingress
+    { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }).map((every) => ({ every })) },
+  );
+
+  it('gives the same model and problems as a full build after any changes', () => {
+    const updatedBefore = INGRESS_MODEL_COUNTS.updated;
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), (steps) => {
+        const objects = new Map<string, object>();
+        for (const s of steps) {
+          let every = 0;
+          if ('upsert' in s) {
+            const m = s.upsert.metadata;
+            objects.set(`${m.namespace}/${m.name}`, s.upsert);
+          } else if ('remove' in s) objects.delete(s.remove);
+          else every = s.every;
+          // as a snapshot lists them: by namespace/name
+          let ingresses = [...objects.keys()].sort().map((k) => objects.get(k) as object);
+          if (every > 0) ingresses = ingresses.filter((_, i) => i % every !== 0);
+          const inputs = { ingresses, ingressClasses: classes, controllerName: CONTROLLER };
+          const full = ingressModel(inputs, { reuse: false });
+          const reused = ingressModel(inputs);
+          expect(reused).toEqual(full);
+        }
+      }),
+      { numRuns: 300, seed: Number(process.env['FC_SEED'] ?? 20261202) },
+    );
+    // the update (not only full builds) is what was compared
+    expect(INGRESS_MODEL_COUNTS.updated - updatedBefore).toBeGreaterThan(500);
   });
 });

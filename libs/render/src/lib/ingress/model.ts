@@ -1,6 +1,20 @@
+export type { IngressBackend, IngressRoute, IngressTls } from './joins.js';
 import { hostnameProblem, pathProblem } from '../filters-haproxy.js';
 import { objectRef } from '../snapshot.js';
 import type { RenderProblem } from '../types.js';
+import {
+  builtJoins,
+  sortedFrom,
+  updatedJoins,
+  type BackendEntry,
+  type Claim,
+  type IngressBackend,
+  type IngressRoute,
+  type IngressTls,
+  type Joins,
+  type Kind,
+  type ReadIngress,
+} from './joins.js';
 import {
   byCodeUnits,
   field,
@@ -11,34 +25,6 @@ import {
   path,
   str,
 } from './liquid-values.js';
-
-/** A route: `key` ("<host><path>", "/"-terminated for Prefix) to a backend. */
-export interface IngressRoute {
-  readonly key: string;
-  readonly backend: string;
-}
-
-/** One backend an Ingress uses, named as the library names it. */
-export interface IngressBackend {
-  /** svc_<ns>_<service>_<port> (shared) or ing_<ns>_<ingress>_<service>_<port> (annotated). */
-  readonly name: string;
-  readonly namespace: string;
-  readonly service: string;
-  /** The Service port, a number (as text) or a name. */
-  readonly port: string;
-  /** The Ingress the backend is written for (annotations, attribution). */
-  readonly ingress: object;
-}
-
-/** One spec.tls entry of a served Ingress that names a Secret. */
-export interface IngressTls {
-  readonly ingress: object;
-  /** The Ingress's namespace (where the Secret is looked up). */
-  readonly namespace: string;
-  readonly secret: string;
-  /** spec.tls[].hosts as written (checked by the template). */
-  readonly hosts: readonly unknown[];
-}
 
 /** What the Ingress library's outputs need, computed once per snapshot. */
 export interface IngressModel {
@@ -141,10 +127,9 @@ function byAge(x: object, y: object): number {
   return 0;
 }
 
-/** Served candidates, oldest first (creationTimestamp, namespace, name; as `sort_by`). */
-export function selectIngresses(inputs: IngressInputs): object[] {
-  const classes = ourClasses(inputs.ingressClasses, inputs.controllerName);
-  const selected = inputs.ingresses.filter((ing) => {
+/** Whether an Ingress names one of our classes (or none, when one of ours is the default). */
+function selectedBy(classes: { names: unknown[]; hasDefault: boolean }): (ing: object) => boolean {
+  return (ing) => {
     const annotations = path(ing, 'metadata', 'annotations');
     const cls = orDefault(
       field(annotations, 'kubernetes.io/ingress.class'),
@@ -152,8 +137,13 @@ export function selectIngresses(inputs: IngressInputs): object[] {
     );
     if (isBlank(cls)) return classes.hasDefault;
     return classes.names.includes(cls);
-  });
-  return sortedFrom('served', selected, byAge);
+  };
+}
+
+/** Served candidates, oldest first (creationTimestamp, namespace, name; as `sort_by`). */
+export function selectIngresses(inputs: IngressInputs): object[] {
+  const classes = ourClasses(inputs.ingressClasses, inputs.controllerName);
+  return sortedFrom('served', inputs.ingresses.filter(selectedBy(classes)), byAge);
 }
 
 function isAnnotated(ing: object): boolean {
@@ -191,31 +181,6 @@ function backendOf(ing: object, id: string, rb: unknown, where: string, annotate
   return { name: beName, namespace, service: svc, port };
 }
 
-type Kind = 'E' | 'P' | 'I';
-
-/** One route of an Ingress, as the library claims it. */
-interface Claim {
-  /** `<kind> <key>`: what two Ingresses may not both claim. */
-  readonly owned: string;
-  readonly kind: Kind;
-  readonly key: string;
-  readonly host: string;
-  readonly path: string;
-  readonly type: string;
-  readonly backend: string;
-}
-
-interface ReadIngress {
-  readonly ing: object;
-  readonly id: string;
-  readonly claims: readonly Claim[];
-  readonly defaultBackend: string | undefined;
-  /** Its backends, each object made once per Ingress object (stable across renders). */
-  readonly backends: readonly { readonly entry: string; readonly backend: IngressBackend }[];
-  /** Its spec.tls entries that name a Secret. */
-  readonly tls: readonly IngressTls[];
-}
-
 function validated(problem: string | undefined, value: string): string {
   if (problem !== undefined) throw new Refused('invalid-value', problem);
   return value;
@@ -234,8 +199,6 @@ function routeKey(type: string, host: string, p: string, id: string): [Kind, str
   }
 }
 
-type Backends = { entry: string; backend: IngressBackend }[];
-
 /** The routes of one Ingress (ingress-routes): throws Refused at its first problem. */
 function readIngress(ing: object): ReadIngress {
   const { namespace, name } = meta(ing);
@@ -249,7 +212,7 @@ function readIngress(ing: object): ReadIngress {
     );
   }
   const annotated = isAnnotated(ing);
-  const backends: Backends = [];
+  const backends: BackendEntry[] = [];
   const named = (rb: unknown, where: string): string => {
     const b = backendOf(ing, id, rb, where, annotated);
     const entry = `${b.name}|${b.namespace}|${b.service}|${b.port}|${name}`;
@@ -348,159 +311,173 @@ function conflictOf(r: ReadIngress, owners: ReadonlyMap<string, string>): string
   return `Ingress ${r.id}: host ${lost.host} path ${lost.path} (${lost.type}) is already served by the older Ingress ${owner}; the oldest Ingress wins`;
 }
 
-/**
- * Sorts `items` (distinct objects, `compare` a total order on them, so the result does not
- * depend on the input order) starting from the order of the last call at the same `site`:
- * after a small change the input is nearly sorted, which the engine's merge sort does in about
- * one comparison per item.
- */
-const LAST_ORDER = new Map<string, { order: WeakMap<object, number>; size: number }>();
-function sortedFrom<T extends object>(
-  site: string,
-  items: readonly T[],
-  compare: (a: T, b: T) => number,
-): T[] {
-  const last = LAST_ORDER.get(site);
-  let out: T[];
-  if (last) {
-    // Known items where they were last time (in one pass), new ones after them.
-    const placed = new Array<T | undefined>(last.size);
-    const fresh: T[] = [];
-    for (const o of items) {
-      const at = last.order.get(o);
-      if (at === undefined || placed[at] !== undefined) fresh.push(o);
-      else placed[at] = o;
-    }
-    out = [];
-    for (const o of placed) if (o !== undefined) out.push(o);
-    for (const o of fresh) out.push(o);
-  } else {
-    out = [...items];
-  }
-  out.sort(compare);
-  const order = new WeakMap<object, number>();
-  for (let i = 0; i < out.length; i++) order.set(out[i] as object, i);
-  LAST_ORDER.set(site, { order, size: out.length });
-  return out;
-}
-
-// One route object per claim, so a route that did not change is the same object in every render.
-const ROUTES = new WeakMap<Claim, IngressRoute>();
-function routeOf(c: Claim): IngressRoute {
-  let route = ROUTES.get(c);
-  if (!route) ROUTES.set(c, (route = { key: c.key, backend: c.backend }));
-  return route;
-}
-
-const RANK = new WeakMap<IngressRoute, string>();
-function rankOf(r: IngressRoute): string {
-  let rank = RANK.get(r);
-  if (rank === undefined) RANK.set(r, (rank = `${99999 - r.key.length} ${r.key}`));
-  return rank;
-}
-
-function routeTables(served: readonly ReadIngress[]) {
-  const exact = new Map<string, IngressRoute>();
-  const prefix = new Map<string, IngressRoute>();
-  for (const r of served) {
-    for (const c of r.claims) {
-      const table = c.kind === 'E' ? exact : prefix;
-      if (!table.has(c.key)) table.set(c.key, routeOf(c));
-    }
-  }
-  const exactRoutes = sortedFrom('exact', [...exact.values()], (a, b) => byCodeUnits(a.key, b.key));
-  // Longest key first, then key order (the library's "99999 - length" rank, as text).
-  const prefixRoutes = sortedFrom('prefix', [...prefix.values()], (a, b) =>
-    byCodeUnits(rankOf(a), rankOf(b)),
-  );
-  return { exactRoutes, prefixRoutes };
-}
-
-function backendList(served: readonly ReadIngress[]): IngressBackend[] {
-  const entries = sortedFrom(
-    'backends',
-    served.flatMap((r) => r.backends),
-    (a, b) => byCodeUnits(a.entry, b.entry),
-  );
-  const seen = new Set<string>();
-  const out: IngressBackend[] = [];
-  for (const { backend } of entries) {
-    if (seen.has(backend.name)) continue;
-    seen.add(backend.name);
-    out.push(backend);
-  }
-  return out;
-}
-
 function sameElements(a: readonly object[], b: readonly object[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-// The last model and what it was built from: index objects are replaced on change, so the same
-// objects (a render after an EndpointSlice, Secret or config change) give the same model.
-let last: { inputs: IngressInputs; result: IngressModelResult } | undefined;
+/** The last model, what it was built from, and what updating it needs. */
+interface Built {
+  readonly inputs: IngressInputs;
+  readonly result: IngressModelResult;
+  readonly joins: Joins;
+  /** The problems of the Ingresses that could not be read, oldest first. */
+  readonly unreadable: readonly { readonly ing: object; readonly problem: RenderProblem }[];
+  /** The problems of the Ingresses refused for a conflict (unchanged by an update). */
+  readonly conflicts: readonly RenderProblem[];
+}
+
+// Index objects are replaced on change, so the same objects (a render after an EndpointSlice,
+// Secret or config change) give the same model, and a few changed Ingresses update it.
+let last: Built | undefined;
+
+/** How the reusing models were made (full builds, updates): for tests and benches. */
+export const INGRESS_MODEL_COUNTS = { built: 0, updated: 0 };
+
+/** How many changed Ingresses an update handles before a full build is cheaper. */
+const MAX_CHANGED = 64;
+
+/** Options of `ingressModel`. */
+export interface IngressModelOptions {
+  /** Reuse (and keep) the last model: same objects, same result; few changes, an update. */
+  readonly reuse?: boolean;
+}
 
 /**
  * The Ingress library's model of a snapshot: the served Ingresses (oldest first), their routes,
  * backends and default backend. An Ingress with an invalid host, path, path type or backend, or
  * with a route an older served Ingress already has, is refused (a problem naming it) and left out.
- * The same Ingresses and IngressClasses (by identity) give the same result object.
+ * The same Ingresses and IngressClasses (by identity) give the same result object; a few changed
+ * Ingresses that share no route with another update the last model instead of a full build
+ * (same result as one).
  */
-export function ingressModel(inputs: IngressInputs): IngressModelResult {
-  const was = last?.inputs;
+export function ingressModel(
+  inputs: IngressInputs,
+  options: IngressModelOptions = {},
+): IngressModelResult {
+  if (options.reuse === false) return buildModel(inputs).result;
+  const was = last;
+  last = undefined; // an update uses up the last joins
   if (
-    last &&
     was &&
-    was.controllerName === inputs.controllerName &&
-    sameElements(was.ingressClasses, inputs.ingressClasses) &&
-    sameElements(was.ingresses, inputs.ingresses)
-  )
-    return last.result;
-  const result = buildModel(inputs);
-  last = {
+    was.inputs.controllerName === inputs.controllerName &&
+    sameElements(was.inputs.ingressClasses, inputs.ingressClasses)
+  ) {
+    if (sameElements(was.inputs.ingresses, inputs.ingresses)) return (last = was).result;
+    last = updatedModel(was, inputs);
+    if (last) INGRESS_MODEL_COUNTS.updated++;
+  }
+  if (!last) {
+    last = buildModel(inputs);
+    INGRESS_MODEL_COUNTS.built++;
+  }
+  return last.result;
+}
+
+/** The objects only in `was` and only in `now` (lists in the same order), or undefined if many. */
+function changes(
+  was: readonly object[],
+  now: readonly object[],
+): { removed: object[]; added: object[] } | undefined {
+  let start = 0;
+  const shorter = Math.min(was.length, now.length);
+  while (start < shorter && was[start] === now[start]) start++;
+  let end = 0;
+  while (end < shorter - start && was[was.length - 1 - end] === now[now.length - 1 - end]) end++;
+  const before = was.slice(start, was.length - end);
+  const after = now.slice(start, now.length - end);
+  if (before.length + after.length > MAX_CHANGED) return undefined;
+  const inBoth = new Set<object>(before);
+  const added = after.filter((o) => !inBoth.has(o));
+  const kept = new Set<object>(after);
+  return { removed: before.filter((o) => !kept.has(o)), added };
+}
+
+/** The readable versions of `changed` among the selected, and the unreadable ones' problems. */
+function readSelected(changed: readonly object[], selected: (ing: object) => boolean) {
+  const readable: ReadIngress[] = [];
+  const unreadable: { ing: object; problem: RenderProblem }[] = [];
+  for (const ing of changed) {
+    if (!selected(ing)) continue;
+    try {
+      readable.push(readIngressOnce(ing));
+    } catch (err) {
+      unreadable.push({ ing, problem: refused(ing, err) });
+    }
+  }
+  return { readable, unreadable };
+}
+
+/** `was` updated for the changed Ingresses, or undefined when a full build is needed. */
+function updatedModel(was: Built, inputs: IngressInputs): Built | undefined {
+  const changed = changes(was.inputs.ingresses, inputs.ingresses);
+  if (!changed) return undefined;
+  const selected = selectedBy(ourClasses(inputs.ingressClasses, inputs.controllerName));
+  const gone = readSelected(changed.removed, selected);
+  const come = readSelected(changed.added, selected);
+  const joins = updatedJoins(was.joins, gone.readable, come.readable, byAge);
+  if (!joins) return undefined;
+  const unreadable = was.unreadable.filter((u) => !gone.unreadable.some((g) => g.ing === u.ing));
+  for (const u of come.unreadable) {
+    let at = 0;
+    while (at < unreadable.length && byAge((unreadable[at] as { ing: object }).ing, u.ing) < 0)
+      at++;
+    unreadable.splice(at, 0, u);
+  }
+  return built(inputs, joins, unreadable, was.conflicts);
+}
+
+function built(
+  inputs: IngressInputs,
+  joins: Joins,
+  unreadable: Built['unreadable'],
+  conflicts: readonly RenderProblem[],
+): Built {
+  return {
     inputs: {
       ingressClasses: [...inputs.ingressClasses],
       ingresses: [...inputs.ingresses],
       controllerName: inputs.controllerName,
     },
-    result,
+    result: {
+      model: {
+        served: joins.servedObjects,
+        exact_routes: joins.exact,
+        prefix_routes: joins.prefix,
+        default_backend: joins.defaultBackend,
+        backends: joins.backends,
+        tls: joins.tls,
+      },
+      problems: [...unreadable.map((u) => u.problem), ...conflicts],
+    },
+    joins,
+    unreadable,
+    conflicts,
   };
-  return result;
 }
 
-function buildModel(inputs: IngressInputs): IngressModelResult {
-  const problems: RenderProblem[] = [];
+function buildModel(inputs: IngressInputs): Built {
+  const unreadable: { ing: object; problem: RenderProblem }[] = [];
   const read: ReadIngress[] = [];
   for (const ing of selectIngresses(inputs)) {
     try {
       read.push(readIngressOnce(ing));
     } catch (err) {
-      problems.push(refused(ing, err));
+      unreadable.push({ ing, problem: refused(ing, err) });
     }
   }
   const owners = new Map<string, string>();
   const served: ReadIngress[] = [];
+  const conflicts: RenderProblem[] = [];
   for (const r of read) {
     const conflict = conflictOf(r, owners);
     if (conflict !== undefined) {
-      problems.push(refused(r.ing, new Refused('fail', conflict)));
+      conflicts.push(refused(r.ing, new Refused('fail', conflict)));
       continue;
     }
     for (const c of r.claims) if (!owners.has(c.owned)) owners.set(c.owned, r.id);
     served.push(r);
   }
-  const { exactRoutes, prefixRoutes } = routeTables(served);
-  return {
-    model: {
-      served: served.map((r) => r.ing),
-      exact_routes: exactRoutes,
-      prefix_routes: prefixRoutes,
-      default_backend: served.find((r) => r.defaultBackend !== undefined)?.defaultBackend ?? '',
-      backends: backendList(served),
-      tls: served.flatMap((r) => r.tls),
-    },
-    problems,
-  };
+  return built(inputs, builtJoins(served, read), unreadable, conflicts);
 }

@@ -20,11 +20,15 @@ export const ingressProvider: ContextProvider = {
   name: 'ingress',
   lazy: true,
   provide(snapshot: RenderSnapshot, context: ProviderContext): IngressModel {
-    const { model, problems } = ingressModel({
-      ingressClasses: listed(snapshot, context, 'ingressclasses'),
-      ingresses: listed(snapshot, context, 'ingresses'),
-      controllerName: context.extra['controller_name'],
-    });
+    const { model, problems } = ingressModel(
+      {
+        ingressClasses: listed(snapshot, context, 'ingressclasses'),
+        ingresses: listed(snapshot, context, 'ingresses'),
+        controllerName: context.extra['controller_name'],
+      },
+      // a full render builds the model afresh (what incremental renders are checked against)
+      { reuse: context.incremental !== false },
+    );
     if (problems.length > 0) throw new RejectedObjectsError(problems);
     return model;
   },
