@@ -123,20 +123,22 @@ export class GroupProcess {
   }
 }
 
+/** The process ids /proc lists (empty where there is no /proc). */
+function procPids(): string[] {
+  try {
+    return readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Process ids of the live members of a process group (zombies left out: they hold nothing but
  * their process table entry), read from /proc/<pid>/stat; empty where there is no /proc.
  */
 export function groupMembers(pgid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const out: number[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of procPids()) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses
@@ -164,15 +166,9 @@ async function groupGone(pgid: number, timeoutMs = 5000): Promise<void> {
  */
 export function markedProcesses(key: string, value: string): number[] {
   const needle = Buffer.from(`${key}=${value}\0`);
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const out: number[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  for (const entry of procPids()) {
+    if (Number(entry) === process.pid) continue;
     try {
       const environ = readFileSync(`/proc/${entry}/environ`);
       if (environ.includes(needle)) out.push(Number(entry));
