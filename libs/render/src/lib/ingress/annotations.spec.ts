@@ -3,7 +3,8 @@ import { snapshotOf } from '#index';
 import { compileTemplates } from '../compile.js';
 import { render } from '../render.js';
 import { specOf } from '../spec-fixture.test.js';
-import type { ContextProvider, RenderResult } from '../types.js';
+import { webBackend } from './backend-fixture.test.js';
+import type { RenderResult } from '../types.js';
 
 // `ingress_backend` through a render, as the library's ingress-backend snippet prints it.
 const TEMPLATE =
@@ -29,20 +30,7 @@ function run(
     ...spec.watchedResources,
     secrets: { ...spec.watchedResources['ingresses']!, resources: 'secrets', apiVersion: 'v1' },
   };
-  const ing = { kind: 'Ingress', metadata: { namespace: 'apps', name: 'web', annotations } };
-  const name = annotations === undefined ? 'svc_apps_echo_80' : 'ing_apps_web_echo_80';
-  // the backends as `ingress.backends` has them: the Ingress is the snapshot's object
-  const backends: ContextProvider = {
-    name: 'backends',
-    provide: (snapshot) =>
-      snapshot.list('ingresses').map((i) => ({
-        name,
-        namespace: 'apps',
-        service: 'echo',
-        port: '80',
-        ingress: i,
-      })),
-  };
+  const { ing, backends } = webBackend(annotations);
   const compiled = compileTemplates({ ...spec, watchedResources }, { providers: [backends] });
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.error));
   const indexBy = ['metadata.namespace', 'metadata.name'];

@@ -3,7 +3,8 @@ import { snapshotOf } from '#index';
 import { compileTemplates } from '../compile.js';
 import { render } from '../render.js';
 import { specOf } from '../spec-fixture.test.js';
-import type { ContextProvider, RenderInputs, RenderResult } from '../types.js';
+import { webBackend } from './backend-fixture.test.js';
+import type { RenderInputs, RenderResult } from '../types.js';
 
 // `ingress_backend` with the endpoint lists: `.section` prints what the library printed before
 // with `backend <name>`, `.lines`, `server_slots | server_lines` and `.userlist`.
@@ -64,19 +65,7 @@ function run(
     services: watched('services', byName),
     endpointslices: watched('endpointslices', bySvc),
   };
-  const ing = { kind: 'Ingress', metadata: { namespace: 'apps', name: 'web', annotations } };
-  const name = annotations === undefined ? 'svc_apps_echo_80' : 'ing_apps_web_echo_80';
-  const backends: ContextProvider = {
-    name: 'backends',
-    provide: (snapshot) =>
-      snapshot.list('ingresses').map((i) => ({
-        name,
-        namespace: 'apps',
-        service: 'echo',
-        port: '80',
-        ingress: i,
-      })),
-  };
+  const { ing, backends } = webBackend(annotations);
   const compiled = compileTemplates({ ...spec, watchedResources }, { providers: [backends] });
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.error));
   const snapshot = snapshotOf(
