@@ -27,3 +27,47 @@ describe('framedLinesAreSafe', () => {
     expect(framedLinesAreSafe(lines, lines.toString())).toBe(false);
   });
 });
+
+describe('OutputLines.spliced', () => {
+  const edit = fc.record({ at: fc.nat({ max: 8 }), line: fc.option(line, { nil: undefined }) });
+
+  it('prints and judges as the edited lines made afresh would', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 6 }),
+        framing,
+        framing,
+        fc.array(edit, { maxLength: 4 }),
+        fc.boolean(),
+        (ls, sep, term, raw, judged) => {
+          const base = new OutputLines(ls, sep, term);
+          // the base's verdict known or not: a spliced one must judge the same either way
+          if (judged) base.linesAreSafe();
+          const edited = [...ls];
+          const edits = [];
+          for (const e of raw) {
+            const at = Math.min(e.at, edited.length - (e.line === undefined ? 1 : 0));
+            if (at < 0) continue;
+            if (e.line === undefined) edited.splice(at, 1);
+            else edited.splice(at, 0, e.line);
+            edits.push(e.line === undefined ? { at } : { at, line: e.line });
+          }
+          const spliced = base.spliced(edits);
+          const fresh = new OutputLines(edited, sep, term);
+          expect(spliced.lines).toEqual(edited);
+          expect(spliced.toString()).toBe(fresh.toString());
+          // safe exactly when no line holds a forbidden character (the framing is the filter's)
+          if (spliced.linesAreSafe())
+            expect(edited.some((l) => FORBIDDEN_CHARS.test(l))).toBe(false);
+          if (!/[\r\t]/.test(sep + term))
+            expect(spliced.linesAreSafe()).toBe(!edited.some((l) => FORBIDDEN_CHARS.test(l)));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses an edit past the lines', () => {
+    expect(() => new OutputLines(['a'], '', '\n').spliced([{ at: 1 }])).toThrow(RangeError);
+  });
+});

@@ -12,13 +12,27 @@ const CHAR_NAMES: Readonly<Record<string, string>> = {
   '\t': 'a tab',
 };
 
+/** One edit of `OutputLines.spliced`: `line` inserted before the line at `at`, or (no `line`) that line removed. */
+export interface LineEdit {
+  readonly at: number;
+  readonly line?: string;
+}
+
 /**
  * Lines a typed filter composed (`server_lines`, `map_lines`): printed as
  * `separator + line + terminator` each. The
  * escaper checks every line as it checks one `{{ }}` value, so the only line breaks are the
- * filter's separators: a value inside a line can never start a new one.
+ * filter's separators: a value inside a line can never start a new one. The lines are never
+ * changed once given, so the printed text and the escaper's verdict are kept on the object: the
+ * same object printed again (a filter's output kept across renders) costs nothing.
  */
 export class OutputLines {
+  private text: string | undefined;
+  /** Whether no line holds a forbidden character, once known. */
+  private verdict: boolean | undefined;
+  /** Lines spliced from safe ones: safe when the lines added are (checked alone, once). */
+  private added: readonly string[] | undefined;
+
   constructor(
     readonly lines: readonly string[],
     /** Printed before each line. */
@@ -28,10 +42,56 @@ export class OutputLines {
   ) {}
 
   toString(): string {
+    if (this.text !== undefined) return this.text;
     // one join (a flat string), not a concatenation per line
-    if (this.lines.length === 0) return '';
+    if (this.lines.length === 0) return (this.text = '');
     const { separator, terminator } = this;
-    return separator + this.lines.join(terminator + separator) + terminator;
+    return (this.text = separator + this.lines.join(terminator + separator) + terminator);
+  }
+
+  /** Whether no line holds a forbidden character (judged once per object). */
+  linesAreSafe(): boolean {
+    if (this.verdict !== undefined) return this.verdict;
+    const added = this.added;
+    this.added = undefined;
+    // (an unsafe line added may have been removed again: then judged on the whole text)
+    const verdict =
+      (added !== undefined && !added.some((l) => FORBIDDEN_CHARS.test(l))) ||
+      framedLinesAreSafe(this, this.toString());
+    this.verdict = verdict;
+    return verdict;
+  }
+
+  /**
+   * These lines after `edits` (applied in order, each `at` an index of the lines as edited so
+   * far), with the same framing. The text is cut from this one's, not joined again, and when
+   * these lines are known safe only the inserted lines are checked: the cost is the edits'
+   * (and finding where they are), not the lines'.
+   */
+  spliced(edits: readonly LineEdit[]): OutputLines {
+    const lines = [...this.lines];
+    let text = this.toString();
+    const frame = this.separator.length + this.terminator.length;
+    const added: string[] = [];
+    for (const e of edits) {
+      if (e.at < 0 || e.at > lines.length - (e.line === undefined ? 1 : 0))
+        throw new RangeError(`OutputLines.spliced: no line ${e.at} of ${lines.length}`);
+      let offset = 0;
+      for (let i = 0; i < e.at; i++) offset += (lines[i] as string).length + frame;
+      if (e.line === undefined) {
+        const [gone] = lines.splice(e.at, 1);
+        text = text.slice(0, offset) + text.slice(offset + (gone as string).length + frame);
+      } else {
+        lines.splice(e.at, 0, e.line);
+        added.push(e.line);
+        const printed = this.separator + e.line + this.terminator;
+        text = text.slice(0, offset) + printed + text.slice(offset);
+      }
+    }
+    const out = new OutputLines(lines, this.separator, this.terminator);
+    out.text = text;
+    if (this.verdict === true) out.added = added;
+    return out;
   }
 }
 
@@ -105,7 +165,7 @@ export function escapeOutput(this: { context: Context }, value: unknown): string
   const v: unknown = toValue(value);
   if (v instanceof OutputLines) {
     const text = v.toString();
-    if (framedLinesAreSafe(v, text)) return text;
+    if (v.linesAreSafe()) return text;
     for (const line of v.lines) if (FORBIDDEN_CHARS.test(line)) escapeOutput.call(this, line);
     return text;
   }

@@ -1,7 +1,8 @@
 import { parseFieldPath, readFieldPath, type FieldPath } from '#core';
 import { toValue } from 'liquidjs';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { OutputLines, outputText } from './escaper.js';
+import { derivationOf, isFixed } from './derived-lists.js';
+import { OutputLines, outputText, type LineEdit } from './escaper.js';
 import { globMatch } from './glob.js';
 
 type SortKey = { readonly path: FieldPath; readonly descending: boolean };
@@ -107,22 +108,82 @@ export function fromYaml(input: unknown): unknown {
   }
 }
 
+/** The map line of one element, and whether it can be kept (computed from strings of a frozen object). */
+function mapLine(item: unknown, k: string, v: string): { line: string; keeps: boolean } {
+  const record = (item !== null && typeof item === 'object' ? item : {}) as Record<string, unknown>;
+  const key = Object.hasOwn(record, k) ? record[k] : '';
+  const value = Object.hasOwn(record, v) ? record[v] : '';
+  const line = `${outputText(key)} ${outputText(value)}`;
+  const keeps =
+    record === item &&
+    Object.isFrozen(item) &&
+    typeof key === 'string' &&
+    typeof value === 'string';
+  return { line, keeps };
+}
+
+/** `map_lines` outputs of fixed lists (see derived-lists.ts) of kept lines, by fields. */
+const MAP_LINES = new WeakMap<readonly unknown[], Map<string, OutputLines>>();
+
+/** The output for a fixed list made from another one, updated from that one's; or undefined. */
+function updatedLines(
+  list: readonly unknown[],
+  fields: string,
+  k: string,
+  v: string,
+): OutputLines | undefined {
+  const derivation = derivationOf(list);
+  const base = derivation && MAP_LINES.get(derivation.from)?.get(fields);
+  if (!derivation || !base) return undefined;
+  const edits: LineEdit[] = [];
+  for (const e of derivation.edits) {
+    if (!e.item) {
+      edits.push({ at: e.at });
+      continue;
+    }
+    const { line, keeps } = mapLine(e.item, k, v);
+    if (!keeps) return undefined;
+    edits.push({ at: e.at, line });
+  }
+  return base.spliced(edits);
+}
+
 /**
  * `routes | map_lines: "key", "backend"`: one map-file line `<key> <value>` (then a newline)
  * per element, from two fields of each (a missing field prints as ""). One output instead
- * of a Liquid loop over thousands of entries; the escaper still checks every line.
+ * of a Liquid loop over thousands of entries; the escaper still checks every line. The same
+ * list gives the same output object (its text and verdict kept); a list made from another by a
+ * few edits (a route table after a one-Ingress change) gets that one's output, edited.
  */
 export function mapLines(input: unknown, keyField: unknown, valueField: unknown): OutputLines {
   const k = String(keyField);
   const v = String(valueField);
-  const lines: string[] = [];
-  for (const item of toArray(input)) {
-    const record = (item !== null && typeof item === 'object' ? item : {}) as Record<
-      string,
-      unknown
-    >;
-    const key = Object.hasOwn(record, k) ? outputText(record[k]) : '';
-    lines.push(`${key} ${Object.hasOwn(record, v) ? outputText(record[v]) : ''}`);
+  const list = toArray(input);
+  const fields = `${k}\u0000${v}`;
+  const outputs = MAP_LINES.get(list);
+  const kept = outputs?.get(fields);
+  if (kept) return kept;
+  // A list its maker keeps as it is, of frozen elements, gives the same output every time.
+  const fixed = isFixed(list);
+  const updated = fixed ? updatedLines(list, fields, k, v) : undefined;
+  if (updated) {
+    keep(list, fields, updated);
+    return updated;
   }
-  return new OutputLines(lines, '', '\n');
+  const lines: string[] = [];
+  let keeps = fixed;
+  for (const item of list) {
+    const one = mapLine(item, k, v);
+    lines.push(one.line);
+    keeps &&= one.keeps;
+  }
+  const out = new OutputLines(lines, '', '\n');
+  if (keeps) keep(list, fields, out);
+  return out;
+}
+
+function keep(list: readonly unknown[], fields: string, out: OutputLines): void {
+  let outputs = MAP_LINES.get(list);
+  if (!outputs) MAP_LINES.set(list, (outputs = new Map<string, OutputLines>()));
+  outputs.set(fields, out);
 }

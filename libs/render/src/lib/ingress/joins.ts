@@ -1,6 +1,7 @@
 // The joins of the Ingress model: the served Ingresses' routes and backends in the library's
 // orders, built whole from the served Ingresses or updated from the last build when a few
 // Ingresses that share no route with any other changed (the common change: one Ingress).
+import { recordFixed, type ListEdit } from '../derived-lists.js';
 import { byCodeUnits } from './liquid-values.js';
 
 /** A route: `key` ("<host><path>", "/"-terminated for Prefix) to a backend. */
@@ -85,11 +86,14 @@ export interface Joins {
   readonly candidates: Map<string, BackendEntry[]>;
 }
 
-/** One route object per claim, so a route that did not change is the same object in every render. */
+/**
+ * One route object per claim, so a route that did not change is the same object in every render
+ * (frozen: what is computed from it, a map line, holds while it is the same object).
+ */
 const ROUTES = new WeakMap<Claim, IngressRoute>();
 function routeOf(c: Claim): IngressRoute {
   let route = ROUTES.get(c);
-  if (!route) ROUTES.set(c, (route = { key: c.key, backend: c.backend }));
+  if (!route) ROUTES.set(c, (route = Object.freeze({ key: c.key, backend: c.backend })));
   return route;
 }
 
@@ -204,11 +208,16 @@ export function builtJoins(
       winners.push(e);
     }
   }
+  // The tables are never changed (an update copies them): what is computed from one is kept.
+  const exactRoutes = sortedFrom('exact', [...exact.values()], byKey);
+  const prefixRoutes = sortedFrom('prefix', [...prefix.values()], byRank);
+  recordFixed(exactRoutes);
+  recordFixed(prefixRoutes);
   return {
     served,
     servedObjects: served.map((r) => r.ing),
-    exact: sortedFrom('exact', [...exact.values()], byKey),
-    prefix: sortedFrom('prefix', [...prefix.values()], byRank),
+    exact: exactRoutes,
+    prefix: prefixRoutes,
     winners,
     backends: winners.map((w) => w.backend),
     tls: served.flatMap((r) => r.tls),
@@ -248,6 +257,34 @@ function insertSorted<T>(list: T[], x: T, compare: (a: T, b: T) => number): numb
   const at = boundOf(list, x, compare, true);
   list.splice(at, 0, x);
   return at;
+}
+
+/** A sorted route table being updated: copied on its first edit, the edits recorded. */
+class RouteTable {
+  private routes: IngressRoute[] | undefined;
+  private readonly edits: ListEdit[] = [];
+
+  constructor(
+    private readonly last: readonly IngressRoute[],
+    private readonly compare: (a: IngressRoute, b: IngressRoute) => number,
+  ) {}
+
+  remove(route: IngressRoute): void {
+    const at = removeSorted((this.routes ??= [...this.last]), route, this.compare);
+    if (at >= 0) this.edits.push({ at });
+  }
+
+  insert(route: IngressRoute): void {
+    const at = insertSorted((this.routes ??= [...this.last]), route, this.compare);
+    this.edits.push({ at, item: route });
+  }
+
+  /** The table after the edits: the last one itself when none was made. */
+  result(): readonly IngressRoute[] {
+    if (!this.routes) return this.last;
+    recordFixed(this.routes, { from: this.last, edits: this.edits });
+    return this.routes;
+  }
 }
 
 /**
@@ -298,21 +335,27 @@ export function updatedJoins(
     servedObjects.splice(at, 1);
   }
   for (const r of added) servedObjects.splice(insertSorted(served, r, ageOrder), 0, r.ing);
-  const exact = [...last.exact];
-  const prefix = [...last.prefix];
+  // A table no changed route is in stays the same array (what was computed from it holds); a
+  // changed one is a copy, recorded as the last one after its edits (map lines are updated).
+  const tables = {
+    exact: new RouteTable(last.exact, byKey),
+    prefix: new RouteTable(last.prefix, byRank),
+  };
   const { claimants } = last;
   for (const r of removed) {
     for (const t of tableRoutes(r)) {
       claimants.delete(t.table);
-      removeSorted(t.exact ? exact : prefix, t.route, t.exact ? byKey : byRank);
+      (t.exact ? tables.exact : tables.prefix).remove(t.route);
     }
   }
   for (const r of added) {
     for (const t of tableRoutes(r)) {
       claimants.set(t.table, 1);
-      insertSorted(t.exact ? exact : prefix, t.route, t.exact ? byKey : byRank);
+      (t.exact ? tables.exact : tables.prefix).insert(t.route);
     }
   }
+  const exact = tables.exact.result();
+  const prefix = tables.prefix.result();
   const winners = updatedWinners(last, removed, added);
   if (!winners) return undefined;
   const tlsChanged = removed.some((r) => r.tls.length > 0) || added.some((r) => r.tls.length > 0);
