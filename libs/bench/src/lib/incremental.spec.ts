@@ -291,7 +291,7 @@ const rendered = { ok: 0, withServers: 0, withCertificates: 0, quarantined: 0, d
  * The library with an operator's extension (a `frontend-http-*` snippet) whose fragments read
  * what the library's own never read: whole lists (`resources.<name>.size`, element fields) and a
  * context provider's value (`ingress`). Their dependency checks (`list:*`, `global:ingress`) are
- * exercised only through it.
+ * exercised only through it, for single fragments and for the items of a `render ... for` list.
  */
 function withExtension(library: TemplateConfig): TemplateConfig {
   const snippet = (template: string) => ({ template });
@@ -302,11 +302,14 @@ function withExtension(library: TemplateConfig): TemplateConfig {
       // two fragments: a provider's value never reads the same, so a fragment that read one is
       // always rendered again, whatever else it read
       'frontend-http-900-counts': snippet(
-        '{%- render "test-lists" -%}{%- render "test-served" -%}',
+        '{%- render "test-lists" -%}{%- render "test-served" -%}{%- render "test-item" for ingress.served as i -%}',
       ),
       'test-lists': snippet(
         '\n  # {{ resources.secrets.size }} Secrets, Services {{ resources.services | map: "metadata" | map: "name" | join: "," }}',
       ),
+      // one fragment per served Ingress that reads a whole list: a `render ... for` list's
+      // kept runs of items are checked against it (`list:secrets`) as each item is
+      'test-item': snippet('\n  # {{ i.metadata.name }} of {{ resources.secrets.size }} Secrets'),
       'test-served': snippet(
         '\n  # served: {% for i in ingress.served %}{{ i.metadata.namespace }}/{{ i.metadata.name }} {% endfor %}',
       ),

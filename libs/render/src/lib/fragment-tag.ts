@@ -10,6 +10,7 @@ import {
   type Template,
 } from 'liquidjs';
 import { PAUSE } from './drive.js';
+import { RunsBuilder, type ListRuns } from './fragment-runs.js';
 import { NO_ITEM, Recorder, type Fragment, type FragmentSession } from './fragments.js';
 import { items } from './ingress/liquid-values.js';
 import { innermostError, problemFrom } from './problems.js';
@@ -144,6 +145,8 @@ class PositionDrop extends Drop {
  */
 export class FragmentRenderTag extends RenderTag {
   private templates: Template[] | undefined;
+  /** The runs of the list as this tag last wrote it (a `for` form with a fragment cache). */
+  private lastRuns: ListRuns | undefined;
 
   override *render(ctx: Context, emitter: Emitter): Gen<void> {
     const parts = this as unknown as RenderTagParts;
@@ -173,23 +176,57 @@ export class FragmentRenderTag extends RenderTag {
     const refused: RenderProblem[] = [];
     const pacer = stateOf(ctx).pacer;
     const length = collection.length;
-    for (let index = 0; index < length; index++) {
+    // Runs of kept items are written whole (not in a dry run, nor inside a fragment: then each
+    // item's reads and registrations are passed on one by one).
+    const building =
+      session && !session.reuseOnly && !session.recording ? new RunsBuilder(session) : undefined;
+    const runs = session && building ? this.runsFor(session, key) : undefined;
+    let sincePause = 16;
+    for (let index = 0; index < length;) {
       // A long list gives way to the event loop between items (a yielding render only; the
       // clock is read every few items: a kept item costs less than reading it).
-      if ((index & 15) === 0 && pacer?.due() === true) yield PAUSE;
+      if (sincePause >= 16) {
+        sincePause = 0;
+        if (pacer?.due() === true) yield PAUSE;
+      }
+      const run = building && runs?.at(collection, index);
+      if (run && building.takes(run, index, length)) {
+        building.reused(run);
+        emitter.write(run.output);
+        index += run.items.length;
+        sincePause += 16;
+        continue;
+      }
       const item = collection[index];
       const at = { index, length, name };
+      index++;
+      sincePause++;
       const fragment = kept?.get(item);
-      if (session && fragment && this.reused(ctx, emitter, session, fragment, at)) continue;
+      if (session && fragment && this.reused(ctx, emitter, session, fragment, at)) {
+        building?.item(item, fragment);
+        continue;
+      }
       const scope = { ...params, [loop.alias]: item };
       try {
-        if (session) yield* this.rendered(ctx, emitter, session, file, scope, key, item, at);
-        else yield* this.uncached(ctx, emitter, file, scope, at);
+        if (session) {
+          const made = yield* this.rendered(ctx, emitter, session, file, scope, key, item, at);
+          building?.item(item, made);
+        } else {
+          yield* this.uncached(ctx, emitter, file, scope, at);
+        }
       } catch (err) {
+        building?.item(item, undefined);
         refused.push(...attributed(err, file));
       }
     }
     if (refused.length > 0) throw new RejectedObjectsError(refused);
+    if (building) this.lastRuns = building.done(key);
+  }
+
+  /** The runs of this list as the last render wrote it, if with the same cache and parameters. */
+  private runsFor(session: FragmentSession, key: string): ListRuns | undefined {
+    const runs = this.lastRuns;
+    return runs && runs.cache === session.cache && runs.key === key ? runs : undefined;
   }
 
   /** One item without a fragment cache (a full render): rendered as it is. */
@@ -232,7 +269,7 @@ export class FragmentRenderTag extends RenderTag {
     key: string,
     item: unknown,
     at: Position | undefined,
-  ): Gen<void> {
+  ): Gen<Fragment> {
     const capture = new CapturingEmitter();
     // Reads are recorded by every open recorder, so the fragments around this one get them too.
     const recorder = session.open();
@@ -250,14 +287,16 @@ export class FragmentRenderTag extends RenderTag {
     const output = capture.buffer;
     const registrations =
       recorder.registrations.length > 0 ? recorder.registrations : NO_REGISTRATIONS;
-    session.keep(this, key, item, {
+    const fragment: Fragment = {
       deps: [...recorder.deps.values()],
       output,
       registrations,
       generation: session.cache.current,
       ...(recorder.position && at !== undefined ? { position: positionKey(at) } : {}),
-    });
+    };
+    session.keep(this, key, item, fragment);
     emitter.write(output);
+    return fragment;
   }
 
   /** Renders the snippet in an isolated scope, as liquidjs's render tag does. */

@@ -38,6 +38,16 @@ function settlesOf(key: string): Settles {
   return key === 'global:extra' ? 'extra' : undefined;
 }
 
+/** What a run of fragments read, summed up: each value's signature, each look-up's list token. */
+export interface RunReads {
+  /** Value dependencies that nothing settles: their signatures then. */
+  readonly values: ReadonlyMap<string, unknown>;
+  /** Look-ups, by list (`list:<watched>`): the token their results hold for. */
+  readonly lists: ReadonlyMap<string, unknown>;
+  /** What settles the other value dependencies (they read as then while it holds). */
+  readonly settles: ReadonlySet<'previous' | 'extra'>;
+}
+
 /** A certificate or crt-list registration a fragment made, replayed when it is reused. */
 export interface Registration {
   readonly registry: 'certificates' | 'crtLists';
@@ -197,6 +207,22 @@ export class FragmentSession {
         if (!this.reuseOnly) dep.token = token;
       }
     }
+    return true;
+  }
+
+  /**
+   * Whether a run of kept fragments, all valid in render `generation`, still is: as
+   * `valid` for each of them, on what they read summed up (see fragment-runs.ts).
+   */
+  validReads(reads: RunReads, generation: number): boolean {
+    if (reads.settles.size > 0) {
+      const g = generation;
+      if (g !== this.cache.settledAt && g !== this.cache.current) return false;
+      for (const settles of reads.settles) if (!this.settled(settles)) return false;
+    }
+    for (const [key, signature] of reads.values)
+      if (this.signature(key) !== signature) return false;
+    for (const [list, token] of reads.lists) if (this.signature(list) !== token) return false;
     return true;
   }
 
