@@ -70,24 +70,34 @@ export class OutputLines {
    */
   spliced(edits: readonly LineEdit[]): OutputLines {
     const lines = [...this.lines];
-    let text = this.toString();
     const frame = this.separator.length + this.terminator.length;
+    // The text as pieces of whole lines (slices of this one's text, inserted lines), joined
+    // once at the end: one flat string, one copy.
+    const pieces = [this.toString()];
     const added: string[] = [];
     for (const e of edits) {
       if (e.at < 0 || e.at > lines.length - (e.line === undefined ? 1 : 0))
         throw new RangeError(`OutputLines.spliced: no line ${e.at} of ${lines.length}`);
       let offset = 0;
       for (let i = 0; i < e.at; i++) offset += (lines[i] as string).length + frame;
+      // the piece the line starts in, and where in it (pieces are whole lines: it ends there)
+      let p = 0;
+      while (p < pieces.length && offset >= (pieces[p] as string).length)
+        offset -= (pieces[p++] as string).length;
+      const piece = pieces[p] ?? '';
+      const before = piece.slice(0, offset);
       if (e.line === undefined) {
         const [gone] = lines.splice(e.at, 1);
-        text = text.slice(0, offset) + text.slice(offset + (gone as string).length + frame);
+        const after = piece.slice(offset + (gone as string).length + frame);
+        pieces.splice(p, 1, ...[before, after].filter((t) => t !== ''));
       } else {
         lines.splice(e.at, 0, e.line);
         added.push(e.line);
         const printed = this.separator + e.line + this.terminator;
-        text = text.slice(0, offset) + printed + text.slice(offset);
+        pieces.splice(p, 1, ...[before, printed, piece.slice(offset)].filter((t) => t !== ''));
       }
     }
+    const text = pieces.join('');
     const out = new OutputLines(lines, this.separator, this.terminator);
     out.text = text;
     if (this.verdict === true) out.added = added;

@@ -176,6 +176,13 @@ function defaultOf(served: readonly ReadIngress[]): string {
   return '';
 }
 
+/** The spec.tls entries of `served`, in order (a loop: most Ingresses have none). */
+function tlsOf(served: readonly ReadIngress[]): IngressTls[] {
+  const out: IngressTls[] = [];
+  for (const r of served) for (const t of r.tls) out.push(t);
+  return out;
+}
+
 /** The joins of `served` (oldest first), built whole; `readable`: every selected, readable one. */
 export function builtJoins(
   served: readonly ReadIngress[],
@@ -220,7 +227,7 @@ export function builtJoins(
     prefix: prefixRoutes,
     winners,
     backends: winners.map((w) => w.backend),
-    tls: served.flatMap((r) => r.tls),
+    tls: tlsOf(served),
     defaultBackend: defaultOf(served),
     claimants,
     candidates,
@@ -358,7 +365,10 @@ export function updatedJoins(
   const prefix = tables.prefix.result();
   const winners = updatedWinners(last, removed, added);
   if (!winners) return undefined;
-  const tlsChanged = removed.some((r) => r.tls.length > 0) || added.some((r) => r.tls.length > 0);
+  const changed = [...removed, ...added];
+  const tlsChanged = changed.some((r) => r.tls.length > 0);
+  // The oldest served default backend: another one only when a changed Ingress has one.
+  const defaultChanged = changed.some((r) => r.defaultBackend !== undefined);
   return {
     served,
     servedObjects,
@@ -366,8 +376,8 @@ export function updatedJoins(
     prefix,
     winners: winners.entries,
     backends: winners.backends,
-    tls: tlsChanged ? served.flatMap((r) => r.tls) : last.tls,
-    defaultBackend: defaultOf(served),
+    tls: tlsChanged ? tlsOf(served) : last.tls,
+    defaultBackend: defaultChanged ? defaultOf(served) : last.defaultBackend,
     claimants,
     candidates: last.candidates,
   };
