@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { Context } from 'liquidjs';
 import type { CompiledTemplate, CompiledTemplates } from './compile.js';
 import { DEFAULT_SLICE_MS, PAUSE, Pacer, driveSync, driveYielding } from './drive.js';
 import {
@@ -15,6 +16,7 @@ import { innermostError, problemFrom } from './problems.js';
 import { RejectedObjectsError } from './provenance.js';
 import { ExcludingSnapshot, refKey } from './snapshot.js';
 import { bindState, type RenderState } from './state.js';
+import { TemplateOutput } from './template-output.js';
 import type {
   ContextProvider,
   ObjectRef,
@@ -160,13 +162,18 @@ function* renderTemplate(
   t: CompiledTemplate,
   globals: object,
   deadline: number,
+  keepsOutput: boolean,
 ): Gen<string> {
   const engine = t.escaped ? compiled.escapedEngine : compiled.plainEngine;
   const options = Number.isFinite(deadline)
     ? { globals, renderLimit: Math.max(0, deadline - performance.now()), sync: true }
     : { globals, sync: true };
-  // As `renderSync`, but driven by `drive.ts` (which may give way at a PAUSE).
-  return (yield* engine._render([...t.parsed], {}, options)) as string;
+  // As `renderSync`, but driven by `drive.ts` (which may give way at a PAUSE), into an emitter
+  // that gives the last text again for the same pieces (an incremental render that keeps).
+  const ctx = new Context({}, engine.options, options, { liquid: engine });
+  const output = new TemplateOutput(keepsOutput ? t : undefined);
+  yield* engine.renderer.renderTemplates([...t.parsed], ctx, output);
+  return output.text();
 }
 
 function collect(
@@ -294,10 +301,12 @@ function* renderOnce(
   }
   const rendered = new Map<CompiledTemplate, string>();
   const deadline = performance.now() + (inputs.timeLimitMs ?? Infinity);
+  // A render that keeps fragments keeps each template's output pieces too (a dry run does not).
+  const keepsOutput = fragments !== undefined && !fragments.reuseOnly;
   for (const t of compiled.templates) {
     if (pacer?.due() === true) yield PAUSE;
     try {
-      rendered.set(t, yield* renderTemplate(compiled, t, globals, deadline));
+      rendered.set(t, yield* renderTemplate(compiled, t, globals, deadline, keepsOutput));
     } catch (err) {
       return { ok: false, problems: problemsOf(err, t.label) };
     }
