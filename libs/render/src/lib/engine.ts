@@ -34,7 +34,7 @@ import {
 import { FragmentRenderTag } from './fragment-tag.js';
 import { ingressBackend } from './ingress/annotations.js';
 import { serverLines, serverSlots } from './ingress/filters.js';
-import { TemplateValueError } from './provenance.js';
+import { TemplateValueError, filterError } from './provenance.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
 /** haptic's filters on top of Liquid's standard set (names are a user-facing contract). */
@@ -79,10 +79,7 @@ function located(name: string, impl: FilterFn): FilterFn {
     try {
       return impl.call(this, value, ...args);
     } catch (err) {
-      if (err instanceof TemplateValueError) throw err;
-      const reason = err instanceof Error ? err.message : String(err);
-      const message = reason.startsWith(`${name}:`) ? reason : `${name}: ${reason}`;
-      throw TemplateValueError.at(this.context, 'render', message);
+      throw filterError(this.context, name, err);
     }
   };
 }

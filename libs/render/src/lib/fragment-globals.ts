@@ -1,6 +1,7 @@
 // How a render's globals tell the fragment cache what a fragment read: each top-level name, each
 // `resources.<name>` list whose elements are read, each deployed backend of `previous.backends`.
 import { FragmentCache, type FragmentSession, type Signer } from './fragments.js';
+import { field } from './ingress/liquid-values.js';
 import type { RenderSnapshot } from './types.js';
 
 const CACHES = new WeakMap<object, FragmentCache>();
@@ -69,6 +70,27 @@ function json(value: unknown): string {
   return text;
 }
 
+/** The recording `previous.backends` of a render: the deployed backends and the session. */
+const RECORDING_BACKENDS = new WeakMap<
+  object,
+  { readonly backends: Record<string, unknown>; readonly session: FragmentSession }
+>();
+
+/**
+ * `previous.backends[name]` as typed code reads it (a filter given `previous.backends`): one
+ * recorded read of that backend, as the template's own read records it, without the proxy's
+ * traps; any other value is read leniently.
+ */
+export function deployedBackend(backends: unknown, name: string): unknown {
+  const recording =
+    backends !== null && typeof backends === 'object'
+      ? RECORDING_BACKENDS.get(backends)
+      : undefined;
+  if (!recording) return field(backends, name);
+  recording.session.readValue(`previous.backend:${name}`);
+  return Object.hasOwn(recording.backends, name) ? recording.backends[name] : undefined;
+}
+
 /** `previous` with each part recorded when read: the config, the maps, one backend at a time. */
 function recordingPrevious(
   previous: Record<string, unknown>,
@@ -93,6 +115,7 @@ function recordingPrevious(
       return Reflect.ownKeys(target);
     },
   });
+  RECORDING_BACKENDS.set(byName, { backends, session });
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(previous)) {
     Object.defineProperty(out, key, {
