@@ -160,7 +160,7 @@ export function ingressBackend(
   // refused value) names it as the object being rendered, whatever the template has in scope.
   ctx.push({ ing: field(backend, 'ingress') });
   try {
-    return backendOf(ctx, (backend ?? {}) as BackendParam, extra, secretsList, endpoints);
+    return backendOf(ctx, backend ?? {}, extra, secretsList, endpoints);
   } catch (err) {
     throw filterError(ctx, 'ingress_backend', err);
   } finally {
