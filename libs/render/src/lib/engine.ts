@@ -35,6 +35,7 @@ import { FragmentRenderTag } from './fragment-tag.js';
 import { ingressBackend } from './ingress/annotations.js';
 import { serverLines, serverSlots } from './ingress/filters.js';
 import { TemplateValueError, filterError } from './provenance.js';
+import { installSyncValues } from './sync-values.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
 /** haptic's filters on top of Liquid's standard set (names are a user-facing contract). */
@@ -120,6 +121,7 @@ function makeDeterministic(engine: Liquid): void {
  * properties. `escaped` engines (haproxy.cfg, maps) pass every `{{ }}` through the escaper.
  */
 export function createEngine(snippets: Readonly<Record<string, string>>, escaped: boolean): Liquid {
+  installSyncValues();
   const engine = new Liquid({
     templates: { ...snippets },
     strictFilters: true,
