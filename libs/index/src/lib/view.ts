@@ -10,12 +10,15 @@ export interface ViewItem {
   readonly object: StoredObject;
 }
 
+const NONE: readonly StoredObject[] = Object.freeze([]);
+
 /**
  * The objects of one watched resource at one moment, sorted by namespace/name. Immutable; the
  * look-up index is built on first use, for every key prefix, so partial keys are map hits too.
  */
 export class ResourceView {
-  private byPrefix: Map<string, ViewItem[]> | undefined;
+  /** The objects of each key prefix, by `<count>:<joined keys>` (each list made once). */
+  private byPrefix: Map<string, StoredObject[]> | undefined;
   private all: readonly StoredObject[] | undefined;
 
   constructor(
@@ -33,7 +36,7 @@ export class ResourceView {
   lookup(keys: readonly string[]): readonly StoredObject[] {
     if (keys.length === 0) return this.objects();
     this.byPrefix ??= this.buildIndex();
-    return (this.byPrefix.get(`${keys.length}:${joinKeys(keys)}`) ?? []).map((i) => i.object);
+    return this.byPrefix.get(`${keys.length}:${joinKeys(keys)}`) ?? NONE;
   }
 
   /** A new view with one object added, replaced or removed (the overlay of a dry-run). */
@@ -53,14 +56,14 @@ export class ResourceView {
     return new ResourceView(this.paths, items);
   }
 
-  private buildIndex(): Map<string, ViewItem[]> {
-    const index = new Map<string, ViewItem[]>();
+  private buildIndex(): Map<string, StoredObject[]> {
+    const index = new Map<string, StoredObject[]>();
     for (const item of this.items) {
       for (let n = 1; n <= item.keys.length; n++) {
         const key = `${n}:${joinKeys(item.keys, n)}`;
         const bucket = index.get(key);
-        if (bucket) bucket.push(item);
-        else index.set(key, [item]);
+        if (bucket) bucket.push(item.object);
+        else index.set(key, [item.object]);
       }
     }
     return index;
