@@ -156,14 +156,28 @@ export function allocateSlots(
       used.add(address);
     }
   }
-  const free = [...endpoints.keys()].filter((k) => !used.has(k));
-  let next = 0;
+  // The endpoints not kept, in address order, for the free slots.
+  const free = endpoints.keys();
   const out: ServerSlot[] = [];
   for (let i = 1; i <= count; i++) {
-    const name = `srv${i}`;
-    const address = kept.get(name) ?? free[next++];
+    const name = slotName(i);
+    let address = kept.size > 0 ? kept.get(name) : undefined;
+    if (address === undefined) {
+      for (let next = free.next(); !next.done; next = free.next()) {
+        if (used.has(next.value)) continue;
+        address = next.value;
+        break;
+      }
+    }
     if (address === undefined) out.push({ name });
     else out.push({ name, address, weight: endpoints.get(address) ?? '' });
   }
   return out;
+}
+
+const SLOT_NAMES: string[] = [];
+
+/** `srv<i>`, made once per number (a backend's slots are named alike in every render). */
+function slotName(i: number): string {
+  return (SLOT_NAMES[i] ??= `srv${i}`);
 }
