@@ -39,7 +39,8 @@ export function recordingList(
   watched: string,
   session: FragmentSession,
 ): readonly object[] {
-  const read = (): void => session.readValue(`list:${watched}`);
+  const key = `list:${watched}`;
+  const read = (): void => session.readValue(key);
   return new Proxy(list, {
     get(target, prop, receiver) {
       if (!HANDLE_KEYS.has(prop)) read();
@@ -141,12 +142,13 @@ export function recordGlobals(globals: Record<string, unknown>, session: Fragmen
     if (!descriptor) continue;
     const value = (): unknown => (descriptor.get ? descriptor.get() : descriptor.value);
     let previous: Record<string, unknown> | undefined;
+    const key = `global:${name}`;
     Object.defineProperty(globals, name, {
       enumerable: true,
       get: () => {
         if (name === 'previous')
           return (previous ??= recordingPrevious(value() as Record<string, unknown>, session));
-        session.readValue(`global:${name}`);
+        session.readValue(key);
         return value();
       },
     });
@@ -172,8 +174,10 @@ export function signerFor(
       const watched = key.slice('list:'.length);
       return cache.listToken(watched, snapshot.list(watched), peek);
     }
-    if (key.startsWith('previous.backend:'))
-      return json(Object.hasOwn(backends, key.slice(17)) ? backends[key.slice(17)] : undefined);
+    if (key.startsWith('previous.backend:')) {
+      const name = key.slice('previous.backend:'.length);
+      return json(Object.hasOwn(backends, name) ? backends[name] : undefined);
+    }
     if (key === 'previous.backends') return json(backends);
     if (key.startsWith('previous.')) {
       const value = values.previous[key.slice('previous.'.length)];

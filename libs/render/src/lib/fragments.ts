@@ -126,7 +126,9 @@ export class FragmentSession {
 
   /** The per-render signature of a value dependency. */
   signature(key: string): unknown {
-    if (this.signatures.has(key)) return this.signatures.get(key);
+    // One look-up when known (signers give no undefined; one that did would only be asked again).
+    const known = this.signatures.get(key);
+    if (known !== undefined) return known;
     const signature = this.signer(key);
     this.signatures.set(key, signature);
     return signature;
