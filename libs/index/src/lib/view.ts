@@ -1,5 +1,5 @@
 import type { FieldPath } from '#core';
-import { compareRefs, joinKeys, keysOf } from './keys.js';
+import { compareRefs, keysOf } from './keys.js';
 import type { KubeObject, StoredObject } from './types.js';
 
 /** One object of a view with the keys it is indexed by. */
@@ -10,12 +10,21 @@ export interface ViewItem {
   readonly object: StoredObject;
 }
 
+const NONE: readonly StoredObject[] = Object.freeze([]);
+
+/** The look-up index below one key prefix: its objects, and the longer prefixes by next key. */
+interface PrefixNode {
+  readonly objects: StoredObject[];
+  next?: Map<string, PrefixNode>;
+}
+
 /**
  * The objects of one watched resource at one moment, sorted by namespace/name. Immutable; the
  * look-up index is built on first use, for every key prefix, so partial keys are map hits too.
  */
 export class ResourceView {
-  private byPrefix: Map<string, ViewItem[]> | undefined;
+  /** The objects of each key prefix, key by key (each list made once; no key string per look-up). */
+  private byPrefix: Map<string, PrefixNode> | undefined;
   private all: readonly StoredObject[] | undefined;
 
   constructor(
@@ -32,8 +41,14 @@ export class ResourceView {
   /** Objects whose first keys equal `keys`, in order. */
   lookup(keys: readonly string[]): readonly StoredObject[] {
     if (keys.length === 0) return this.objects();
-    this.byPrefix ??= this.buildIndex();
-    return (this.byPrefix.get(`${keys.length}:${joinKeys(keys)}`) ?? []).map((i) => i.object);
+    let level: Map<string, PrefixNode> | undefined = (this.byPrefix ??= this.buildIndex());
+    let node: PrefixNode | undefined;
+    for (const key of keys) {
+      node = level?.get(key);
+      if (!node) return NONE;
+      level = node.next;
+    }
+    return node?.objects ?? NONE;
   }
 
   /** A new view with one object added, replaced or removed (the overlay of a dry-run). */
@@ -53,14 +68,16 @@ export class ResourceView {
     return new ResourceView(this.paths, items);
   }
 
-  private buildIndex(): Map<string, ViewItem[]> {
-    const index = new Map<string, ViewItem[]>();
+  private buildIndex(): Map<string, PrefixNode> {
+    const index = new Map<string, PrefixNode>();
     for (const item of this.items) {
-      for (let n = 1; n <= item.keys.length; n++) {
-        const key = `${n}:${joinKeys(item.keys, n)}`;
-        const bucket = index.get(key);
-        if (bucket) bucket.push(item);
-        else index.set(key, [item]);
+      let level = index;
+      for (let n = 0; n < item.keys.length; n++) {
+        const key = item.keys[n] as string;
+        let node = level.get(key);
+        if (!node) level.set(key, (node = { objects: [] }));
+        node.objects.push(item.object);
+        if (n + 1 < item.keys.length) level = node.next ??= new Map<string, PrefixNode>();
       }
     }
     return index;

@@ -34,7 +34,8 @@ import {
 import { FragmentRenderTag } from './fragment-tag.js';
 import { ingressBackend } from './ingress/annotations.js';
 import { serverLines, serverSlots } from './ingress/filters.js';
-import { TemplateValueError } from './provenance.js';
+import { TemplateValueError, filterError } from './provenance.js';
+import { installSyncValues } from './sync-values.js';
 import { FailTag, registerTag, renderGlobTag } from './tags.js';
 
 /** haptic's filters on top of Liquid's standard set (names are a user-facing contract). */
@@ -79,10 +80,7 @@ function located(name: string, impl: FilterFn): FilterFn {
     try {
       return impl.call(this, value, ...args);
     } catch (err) {
-      if (err instanceof TemplateValueError) throw err;
-      const reason = err instanceof Error ? err.message : String(err);
-      const message = reason.startsWith(`${name}:`) ? reason : `${name}: ${reason}`;
-      throw TemplateValueError.at(this.context, 'render', message);
+      throw filterError(this.context, name, err);
     }
   };
 }
@@ -123,6 +121,7 @@ function makeDeterministic(engine: Liquid): void {
  * properties. `escaped` engines (haproxy.cfg, maps) pass every `{{ }}` through the escaper.
  */
 export function createEngine(snippets: Readonly<Record<string, string>>, escaped: boolean): Liquid {
+  installSyncValues();
   const engine = new Liquid({
     templates: { ...snippets },
     strictFilters: true,

@@ -1,6 +1,7 @@
 // How a render's globals tell the fragment cache what a fragment read: each top-level name, each
 // `resources.<name>` list whose elements are read, each deployed backend of `previous.backends`.
 import { FragmentCache, type FragmentSession, type Signer } from './fragments.js';
+import { field } from './ingress/liquid-values.js';
 import type { RenderSnapshot } from './types.js';
 
 const CACHES = new WeakMap<object, FragmentCache>();
@@ -38,7 +39,8 @@ export function recordingList(
   watched: string,
   session: FragmentSession,
 ): readonly object[] {
-  const read = (): void => session.readValue(`list:${watched}`);
+  const key = `list:${watched}`;
+  const read = (): void => session.readValue(key);
   return new Proxy(list, {
     get(target, prop, receiver) {
       if (!HANDLE_KEYS.has(prop)) read();
@@ -69,6 +71,27 @@ function json(value: unknown): string {
   return text;
 }
 
+/** The recording `previous.backends` of a render: the deployed backends and the session. */
+const RECORDING_BACKENDS = new WeakMap<
+  object,
+  { readonly backends: Record<string, unknown>; readonly session: FragmentSession }
+>();
+
+/**
+ * `previous.backends[name]` as typed code reads it (a filter given `previous.backends`): one
+ * recorded read of that backend, as the template's own read records it, without the proxy's
+ * traps; any other value is read leniently.
+ */
+export function deployedBackend(backends: unknown, name: string): unknown {
+  const recording =
+    backends !== null && typeof backends === 'object'
+      ? RECORDING_BACKENDS.get(backends)
+      : undefined;
+  if (!recording) return field(backends, name);
+  recording.session.readValue(`previous.backend:${name}`);
+  return Object.hasOwn(recording.backends, name) ? recording.backends[name] : undefined;
+}
+
 /** `previous` with each part recorded when read: the config, the maps, one backend at a time. */
 function recordingPrevious(
   previous: Record<string, unknown>,
@@ -93,6 +116,7 @@ function recordingPrevious(
       return Reflect.ownKeys(target);
     },
   });
+  RECORDING_BACKENDS.set(byName, { backends, session });
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(previous)) {
     Object.defineProperty(out, key, {
@@ -118,12 +142,13 @@ export function recordGlobals(globals: Record<string, unknown>, session: Fragmen
     if (!descriptor) continue;
     const value = (): unknown => (descriptor.get ? descriptor.get() : descriptor.value);
     let previous: Record<string, unknown> | undefined;
+    const key = `global:${name}`;
     Object.defineProperty(globals, name, {
       enumerable: true,
       get: () => {
         if (name === 'previous')
           return (previous ??= recordingPrevious(value() as Record<string, unknown>, session));
-        session.readValue(`global:${name}`);
+        session.readValue(key);
         return value();
       },
     });
@@ -149,8 +174,10 @@ export function signerFor(
       const watched = key.slice('list:'.length);
       return cache.listToken(watched, snapshot.list(watched), peek);
     }
-    if (key.startsWith('previous.backend:'))
-      return json(Object.hasOwn(backends, key.slice(17)) ? backends[key.slice(17)] : undefined);
+    if (key.startsWith('previous.backend:')) {
+      const name = key.slice('previous.backend:'.length);
+      return json(Object.hasOwn(backends, name) ? backends[name] : undefined);
+    }
     if (key === 'previous.backends') return json(backends);
     if (key.startsWith('previous.')) {
       const value = values.previous[key.slice('previous.'.length)];

@@ -7,10 +7,10 @@ import type { RenderSnapshot } from './types.js';
 export type Dependency =
   | {
       readonly kind: 'lookup';
+      /** What a recorder knows it by (one read, one id; made once, when recorded). */
+      readonly id: string;
       readonly watched: string;
       readonly keys: readonly string[];
-      /** The look-up's memo key in a render (made once, when recorded). */
-      readonly memo: string;
       /** The signature key of the watched list (`list:<watched>`). */
       readonly list: string;
       readonly result: readonly object[];
@@ -24,11 +24,24 @@ export type Dependency =
   | {
       /** A value with a per-render signature (a global, a whole list, a deployed backend). */
       readonly kind: 'value';
+      readonly id: string;
       readonly key: string;
       readonly signature: unknown;
       /** What settles it (see FragmentSession's `settled`): the deployed config, `extra`, nothing. */
       readonly settles: Settles;
     };
+
+type LookupDependency = Extract<Dependency, { kind: 'lookup' }>;
+
+/**
+ * The look-ups of one render by watched list, then key by key (no key string is built per call:
+ * the keys are strings a template already holds, their hashes cached). `memo` is the look-up of
+ * exactly the keys on the way to the node; `dep`, its dependency once a fragment recorded it.
+ */
+interface LookupNode {
+  memo?: { readonly result: readonly object[]; dep?: LookupDependency };
+  next?: Map<string, LookupNode>;
+}
 
 /** Which of a settled render's inputs a value dependency reads (the rest are always checked). */
 export type Settles = 'previous' | 'extra' | undefined;
@@ -73,10 +86,6 @@ export class Recorder {
   position = false;
 }
 
-function depKey(dep: Dependency): string {
-  return dep.kind === 'lookup' ? `L\u0000${dep.memo}` : `V\u0000${dep.key}`;
-}
-
 function sameObjects(a: readonly object[], b: readonly object[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -93,10 +102,9 @@ export type Signer = (key: string) => unknown;
 export class FragmentSession {
   private readonly recorders: Recorder[] = [];
   private readonly signatures = new Map<string, unknown>();
-  private readonly lookups = new Map<string, readonly object[]>();
-  /** The dependencies recorded in this render, one object per read (shared by fragments). */
+  private readonly lookups = new Map<string, LookupNode>();
+  /** The value dependencies recorded in this render, one object per key (shared by fragments). */
   private readonly recordedValues = new Map<string, Dependency>();
-  private readonly recordedLookups = new Map<string, Dependency>();
 
   constructor(
     readonly cache: FragmentCache,
@@ -128,7 +136,9 @@ export class FragmentSession {
 
   /** The per-render signature of a value dependency. */
   signature(key: string): unknown {
-    if (this.signatures.has(key)) return this.signatures.get(key);
+    // One look-up when known (signers give no undefined; one that did would only be asked again).
+    const known = this.signatures.get(key);
+    if (known !== undefined) return known;
     const signature = this.signer(key);
     this.signatures.set(key, signature);
     return signature;
@@ -138,38 +148,44 @@ export class FragmentSession {
   readValue(key: string): void {
     if (this.recorders.length === 0) return;
     let dep = this.recordedValues.get(key);
-    if (!dep)
-      this.recordedValues.set(
-        key,
-        (dep = { kind: 'value', key, signature: this.signature(key), settles: settlesOf(key) }),
-      );
+    if (!dep) {
+      const signature = this.signature(key);
+      dep = { kind: 'value', id: `V\u0000${key}`, key, signature, settles: settlesOf(key) };
+      this.recordedValues.set(key, dep);
+    }
     this.record(dep);
   }
 
   /** A look-up in the snapshot (memoised for the render), recorded as a dependency. */
   lookup(watched: string, keys: readonly string[]): readonly object[] {
-    const memo = `${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
-    const result = this.memoised(watched, keys, memo);
+    const memo = this.memoised(watched, keys);
     if (this.recorders.length > 0) {
-      let dep = this.recordedLookups.get(memo);
+      let dep = memo.dep;
       if (!dep) {
         const list = `list:${watched}`;
+        const id = `L\u0000${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
         const token = this.signature(list);
-        dep = { kind: 'lookup', watched, keys: [...keys], memo, list, result, token };
-        this.recordedLookups.set(memo, dep);
+        dep = { kind: 'lookup', id, watched, keys: [...keys], list, result: memo.result, token };
+        memo.dep = dep;
       }
       this.record(dep);
     }
-    return result;
+    return memo.result;
   }
 
-  private memoised(watched: string, keys: readonly string[], memo: string): readonly object[] {
-    let result = this.lookups.get(memo);
-    if (!result) {
-      result = this.snapshot.lookup(watched, keys);
-      this.lookups.set(memo, result);
+  private memoised(
+    watched: string,
+    keys: readonly string[],
+  ): { readonly result: readonly object[]; dep?: LookupDependency } {
+    let node = this.lookups.get(watched);
+    if (!node) this.lookups.set(watched, (node = {}));
+    for (const key of keys) {
+      const next: Map<string, LookupNode> = (node.next ??= new Map<string, LookupNode>());
+      let child = next.get(key);
+      if (!child) next.set(key, (child = {}));
+      node = child;
     }
-    return result;
+    return (node.memo ??= { result: this.snapshot.lookup(watched, keys) });
   }
 
   /** Records a registration by every fragment being rendered. */
@@ -203,7 +219,7 @@ export class FragmentSession {
         // Same list elements, same look-up: only a changed list needs the look-up again.
         const token = this.signature(dep.list);
         if (token === dep.token) continue;
-        if (!sameObjects(this.memoised(dep.watched, dep.keys, dep.memo), dep.result)) return false;
+        if (!sameObjects(this.memoised(dep.watched, dep.keys).result, dep.result)) return false;
         if (!this.reuseOnly) dep.token = token;
       }
     }
@@ -234,8 +250,8 @@ export class FragmentSession {
   }
 
   private record(dep: Dependency): void {
-    const key = depKey(dep);
-    for (const r of this.recorders) if (!r.deps.has(key)) r.deps.set(key, dep);
+    const id = dep.id;
+    for (const r of this.recorders) if (!r.deps.has(id)) r.deps.set(id, dep);
   }
 }
 

@@ -29,6 +29,17 @@ export class TemplateValueError extends Error {
 }
 
 /**
+ * An error of filter `name` as the render reports it: a TemplateValueError as it is, any other
+ * named after the filter (once) and located by the object being rendered.
+ */
+export function filterError(ctx: Context, name: string, err: unknown): Error {
+  if (err instanceof TemplateValueError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  const message = reason.startsWith(`${name}:`) ? reason : `${name}: ${reason}`;
+  return TemplateValueError.at(ctx, 'render', message);
+}
+
+/**
  * Objects refused all at once (by a context provider that checks every object it reads): each
  * problem names its object; the renderer quarantines them together and renders once more.
  */

@@ -6,9 +6,10 @@ import { specOf } from '../spec-fixture.test.js';
 import { webBackend } from './backend-fixture.test.js';
 import type { RenderResult } from '../types.js';
 
-// `ingress_backend` through a render, as the library's ingress-backend snippet prints it.
+// `ingress_backend` through a render, as the library's ingress-backend snippet prints it (no
+// Ingress in scope: the filter names the backend's Ingress itself when it refuses a value).
 const TEMPLATE =
-  '{%- for backend in backends -%}{%- assign ing = backend.ingress -%}' +
+  '{%- for backend in backends -%}' +
   '{%- assign a = backend | ingress_backend: extra, resources.secrets -%}' +
   'backend {{ backend.name }}{{ a.lines }}\n  # opts[{{ a.opts }}] slots[{{ a.slots }}] cookie[{{ a.cookie }}]{{ a.userlist }}\n' +
   '{%- endfor -%}';
@@ -134,6 +135,14 @@ describe('ingress_backend', () => {
     const m = refusal(annotations);
     expect(m).toContain('Ingress apps/web: annotation haproxy-haptic.org/');
     expect(m).toContain(message);
+  });
+
+  it('quarantines the Ingress of a refused annotation, though the template has no Ingress in scope', () => {
+    const r = run({ 'haproxy-haptic.org/balance': 'bogus' });
+    expect(r.ok).toBe(true);
+    expect(r.quarantined.map((q) => [q.object.kind, q.object.name, q.problem.code])).toEqual([
+      ['Ingress', 'web', 'fail'],
+    ]);
   });
 
   it('keeps the lines of multi-line annotations as written (as the Liquid version did)', () => {

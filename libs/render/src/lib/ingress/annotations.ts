@@ -4,11 +4,13 @@
 import type { Context } from 'liquidjs';
 import { OutputLines, OutputSections, escapeOutput } from '../escaper.js';
 import { certPath } from '../filters-context.js';
+import { deployedBackend } from '../fragment-globals.js';
 import { haproxyQuote, headerValue, intRange } from '../filters-haproxy.js';
+import { filterError } from '../provenance.js';
 import { stateOf } from '../state.js';
 import { AnnotationReader, defaultSettings, type Settings } from './annotation-reader.js';
 import { serverLines, slotsOf } from './filters.js';
-import { field, isNil, liquidSplit as split, orDefault, path, str } from './liquid-values.js';
+import { field, isNil, liquidSplit as split, orDefault, str } from './liquid-values.js';
 
 type FilterThis = { context: Context };
 
@@ -154,7 +156,25 @@ export function ingressBackend(
   ...endpoints: unknown[]
 ): BackendOutput {
   const ctx = this.context;
-  const b = (backend ?? {}) as BackendParam;
+  // The backend's Ingress is in scope while the backend is built, so a failure (a `fail`, a
+  // refused value) names it as the object being rendered, whatever the template has in scope.
+  ctx.push({ ing: field(backend, 'ingress') });
+  try {
+    return backendOf(ctx, backend ?? {}, extra, secretsList, endpoints);
+  } catch (err) {
+    throw filterError(ctx, 'ingress_backend', err);
+  } finally {
+    ctx.pop();
+  }
+}
+
+function backendOf(
+  ctx: Context,
+  b: BackendParam,
+  extra: unknown,
+  secretsList: unknown,
+  endpoints: readonly unknown[],
+): BackendOutput {
   const be = str(b.name);
   const s = defaultSettings(extra);
   if (be.startsWith('ing_')) {
@@ -178,7 +198,8 @@ export function ingressBackend(
     );
   const [slicesList, servicesList, deployed] = endpoints;
   // Only this backend's entry is read (a fragment depends on its own deployed servers).
-  const found = slotsOf(ctx, slicesList, servicesList, b, slots, path(deployed, be, 'servers'));
+  const deployedServers = field(deployedBackend(deployed, be), 'servers');
+  const found = slotsOf(ctx, slicesList, servicesList, b, slots, deployedServers);
   const servers = serverLines(found, opts, s.cookie);
   const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
   return new BackendSection(head, lines, opts, slots, s.cookie, users, servers);

@@ -44,6 +44,31 @@ describe('serviceEndpoints', () => {
   });
 });
 
+describe('serviceEndpoints ordering', () => {
+  it('orders by "address weight" entries: a prefix first, weight 0 winning a tie', () => {
+    const a = slice([
+      ep('10.0.0.10'),
+      ep('10.0.0.1', { ready: false, serving: true, terminating: true }),
+    ]);
+    const b = slice([ep('10.0.0.1'), ep('10.0.0.9')], { ports: [{ name: 'http', port: 8080 }] });
+    const other = slice([ep('10.0.0.1')], { ports: [{ name: 'http', port: 80 }] });
+    expect([...serviceEndpoints([service], [a, b, other], '80')]).toEqual([
+      ['10.0.0.10:8080', '1'],
+      ['10.0.0.1:80', '1'],
+      ['10.0.0.1:8080', '0'],
+      ['10.0.0.9:8080', '1'],
+    ]);
+  });
+
+  it('reads a port written as text with a space as its first two words did', () => {
+    const s = slice([ep('10.0.0.2'), ep('10.0.0.1')], { ports: [{ name: 'http', port: '80 7' }] });
+    expect([...serviceEndpoints([service], [s], '80')]).toEqual([
+      ['10.0.0.1:80', '7'],
+      ['10.0.0.2:80', '7'],
+    ]);
+  });
+});
+
 describe('allocateSlots', () => {
   const eps = (n: number) =>
     new Map(Array.from({ length: n }, (_, i) => [`10.0.0.${i + 1}:80`, '1'] as const));

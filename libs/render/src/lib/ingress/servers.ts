@@ -21,9 +21,11 @@ const IPV4 =
   /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])([.](25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
 const IPV6 = /^[0-9a-fA-F]{0,4}(:[0-9a-fA-F]{0,4}){2,7}$/;
 
+const DIGITS = /^[0-9]+$/;
+
 /** The Service port's name ("" when unnamed), found by number or name; undefined when absent. */
 function portName(service: object, port: string): string | undefined {
-  const byNumber = /^[0-9]+$/.test(port);
+  const byNumber = DIGITS.test(port);
   for (const sp of items(path(service, 'spec', 'ports'))) {
     const key = byNumber ? str(field(sp, 'port')) : field(sp, 'name');
     if (key === port) return str(orDefault(field(sp, 'name'), ''));
@@ -35,8 +37,37 @@ function sliceName(slice: object): string {
   return `${str(path(slice, 'metadata', 'namespace'))}/${str(path(slice, 'metadata', 'name'))}`;
 }
 
-/** "address weight" entries of one slice's serving endpoints on the port named `pname`. */
-function sliceEntries(slice: object, pname: string, out: string[]): void {
+/**
+ * A serving endpoint: its address ("ip:port" or "[ip6]:port") and weight. Endpoints are ordered
+ * by their entry "address weight"; `text` is that entry when the port is not a number (it may
+ * hold a space, so the entry splits elsewhere), undefined when it is "address weight" exactly.
+ */
+interface Entry {
+  readonly address: string;
+  readonly weight: string;
+  readonly text?: string;
+}
+
+/** The entry of `text` ("address weight"): as `split(' ')`, its first two words. */
+function entryOf(text: string): Entry {
+  const space = text.indexOf(' ');
+  const end = text.indexOf(' ', space + 1);
+  const address = text.slice(0, space);
+  return { address, weight: text.slice(space + 1, end < 0 ? text.length : end), text };
+}
+
+/**
+ * Entry order, without building entries that are "address weight": addresses and weights are
+ * printable ASCII above the space, so such entries order as their address, then weight.
+ */
+function byEntry(a: Entry, b: Entry): number {
+  if (a.text === undefined && b.text === undefined)
+    return byCodeUnits(a.address, b.address) || byCodeUnits(a.weight, b.weight);
+  return byCodeUnits(a.text ?? `${a.address} ${a.weight}`, b.text ?? `${b.address} ${b.weight}`);
+}
+
+/** The entries of one slice's serving endpoints on the port named `pname`. */
+function sliceEntries(slice: object, pname: string, out: Entry[]): void {
   const type = field(slice, 'addressType');
   if (type !== 'IPv4' && type !== 'IPv6') return;
   let port: unknown;
@@ -47,22 +78,35 @@ function sliceEntries(slice: object, pname: string, out: string[]): void {
   if (Number(port) < 1 || Number(port) > 65535) {
     throw new SliceRefused(slice, `EndpointSlice ${sliceName(slice)}: port is not 1-65535`);
   }
+  const v4 = type === 'IPv4';
+  const re = v4 ? IPV4 : IPV6;
+  // A port number prints without a space, so its entries split where they were joined.
+  const plain = typeof port === 'number';
+  const suffix = `:${str(port)}`;
   for (const ep of items(field(slice, 'endpoints'))) {
     const c = field(ep, 'conditions');
-    let weight: number | undefined = 1;
+    let weight = '1';
     if (field(c, 'ready') === false) {
-      weight = field(c, 'serving') === true && field(c, 'terminating') === true ? 0 : undefined;
+      if (field(c, 'serving') !== true || field(c, 'terminating') !== true) continue;
+      weight = '0';
     }
-    if (weight === undefined) continue;
     for (const addr of items(field(ep, 'addresses'))) {
       const a = str(addr);
-      if (!(type === 'IPv4' ? IPV4 : IPV6).test(a)) {
+      if (!re.test(a)) {
         const msg = `EndpointSlice ${sliceName(slice)}: ${a} is not an ${type} address`;
         throw new SliceRefused(slice, msg);
       }
-      out.push(`${type === 'IPv4' ? a : `[${a}]`}:${str(port)} ${weight}`);
+      const address = v4 ? a + suffix : `[${a}]${suffix}`;
+      out.push(plain ? { address, weight } : entryOf(`${address} ${weight}`));
     }
   }
+}
+
+/** Whether the entries are in entry order already (as one slice usually lists them). */
+function inOrder(entries: readonly Entry[]): boolean {
+  for (let i = 1; i < entries.length; i++)
+    if (byEntry(entries[i - 1] as Entry, entries[i] as Entry) > 0) return false;
+  return true;
 }
 
 /** Serving endpoints of a Service port: address → weight, in address order (0 wins a tie). */
@@ -71,7 +115,7 @@ export function serviceEndpoints(
   slices: readonly object[],
   port: string,
 ): Map<string, string> {
-  const entries: string[] = [];
+  const entries: Entry[] = [];
   for (const service of services) {
     const pname = portName(service, port);
     if (pname === undefined) continue;
@@ -79,15 +123,9 @@ export function serviceEndpoints(
   }
   // In "address weight" order, so for an address listed twice weight 0 comes first (and wins);
   // an entry listed twice is the same either way.
-  if (entries.length > 1) entries.sort(byCodeUnits);
+  if (!inOrder(entries)) entries.sort(byEntry);
   const weights = new Map<string, string>();
-  for (const e of entries) {
-    // As `split(' ')` took the first two words (a port written with a space is not refused).
-    const space = e.indexOf(' ');
-    const end = e.indexOf(' ', space + 1);
-    const address = e.slice(0, space);
-    if (!weights.has(address)) weights.set(address, e.slice(space + 1, end < 0 ? e.length : end));
-  }
+  for (const e of entries) if (!weights.has(e.address)) weights.set(e.address, e.weight);
   return weights;
 }
 
@@ -118,14 +156,28 @@ export function allocateSlots(
       used.add(address);
     }
   }
-  const free = [...endpoints.keys()].filter((k) => !used.has(k));
-  let next = 0;
+  // The endpoints not kept, in address order, for the free slots.
+  const free = endpoints.keys();
   const out: ServerSlot[] = [];
   for (let i = 1; i <= count; i++) {
-    const name = `srv${i}`;
-    const address = kept.get(name) ?? free[next++];
+    const name = slotName(i);
+    let address = kept.size > 0 ? kept.get(name) : undefined;
+    if (address === undefined) {
+      for (let next = free.next(); !next.done; next = free.next()) {
+        if (used.has(next.value)) continue;
+        address = next.value;
+        break;
+      }
+    }
     if (address === undefined) out.push({ name });
     else out.push({ name, address, weight: endpoints.get(address) ?? '' });
   }
   return out;
+}
+
+const SLOT_NAMES: string[] = [];
+
+/** `srv<i>`, made once per number (a backend's slots are named alike in every render). */
+function slotName(i: number): string {
+  return (SLOT_NAMES[i] ??= `srv${i}`);
 }
