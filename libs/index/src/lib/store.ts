@@ -40,6 +40,8 @@ export class ResourceStore {
   private readonly quiet: readonly FieldPath[];
   private readonly entries = new Map<string, StoreEntry>();
   private sorted: StoreEntry[] | undefined;
+  /** The objects of `sorted`, in its order (a full store's; patched with it). */
+  private sortedObjects: StoredObject[] | undefined;
   private fullView: ResourceView | undefined;
   /** Bumped by every change; snapshots of equal versions are equal. */
   version = 0;
@@ -103,32 +105,41 @@ export class ResourceStore {
     if (!this.keepsObjects) throw new Error('view() is for full stores; resolve on-demand entries');
     // A full store's entries all hold their object: they are the view's items as they are (no
     // second object per watched object).
-    this.fullView ??= new ResourceView(this.paths, this.sortedEntries() as readonly ViewItem[]);
+    const items = this.sortedEntries() as readonly ViewItem[];
+    this.sortedObjects ??= items.map((i) => i.object);
+    this.fullView ??= new ResourceView(this.paths, items, this.sortedObjects);
     return this.fullView;
   }
 
   /**
    * After a change; `old` → `entry` (one object added, replaced or removed): the sorted entries
-   * are patched in a copy (views handed out keep theirs) instead of sorted again.
+   * are patched in a copy (views handed out keep theirs) instead of sorted again, and so are
+   * their objects (a full store's view lists them: not mapped from 10,000 entries again).
    */
   private changed(old?: StoreEntry, entry?: StoreEntry): void {
     this.version++;
     this.fullView = undefined;
     const sorted = this.sorted;
+    const objects = this.sortedObjects;
     this.sorted = undefined;
+    this.sortedObjects = undefined;
     if (!sorted || (!old && !entry)) return;
     const at = boundOf(sorted, (old ?? entry) as StoreEntry);
+    if (old && sorted[at] !== old) return;
     const next = sorted.slice();
+    const nextObjects = objects?.slice();
     if (old && entry) {
-      if (next[at] !== old) return;
       next[at] = entry;
+      if (nextObjects) nextObjects[at] = entry.object as StoredObject;
     } else if (old) {
-      if (next[at] !== old) return;
       next.splice(at, 1);
+      nextObjects?.splice(at, 1);
     } else if (entry) {
       next.splice(at, 0, entry);
+      nextObjects?.splice(at, 0, entry.object as StoredObject);
     }
     this.sorted = next;
+    this.sortedObjects = nextObjects;
   }
 
   private entryOf(object: KubeObject): StoreEntry {

@@ -30,11 +30,18 @@ export class ResourceView {
   constructor(
     readonly paths: readonly FieldPath[],
     readonly items: readonly ViewItem[],
-  ) {}
+    /** The items' objects, in order, when the caller has them (a store patches its list). */
+    objects?: readonly StoredObject[],
+  ) {
+    this.all = objects;
+  }
 
-  /** All objects in order. */
+  /**
+   * All objects in order. The array may be shared (with the store, with later views' look-ups):
+   * read-only, as what `lookup` gives.
+   */
   objects(): readonly StoredObject[] {
-    this.all ??= Object.freeze(this.items.map((i) => i.object));
+    this.all ??= this.items.map((i) => i.object);
     return this.all;
   }
 

@@ -153,8 +153,40 @@ function problemsOf(err: unknown, label: string): RenderProblem[] {
   return [problemFrom(err, label, 'render')];
 }
 
-function sorted(map: ReadonlyMap<string, string>): Record<string, string> {
-  return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+type Section = 'maps' | 'files' | 'sslCertificates' | 'crtLists';
+
+/** The last record of each output section, by compiled config (the same entries give it again). */
+const LAST_SECTIONS = new WeakMap<CompiledTemplates, Map<Section, Record<string, string>>>();
+
+/**
+ * `map` as a record in name order. When it holds the same entries (same names, the same
+ * strings) as the last record of this section, that record itself: a one-Ingress change among
+ * 500 certificates is not sorted again.
+ */
+function sorted(
+  compiled: CompiledTemplates,
+  section: Section,
+  map: ReadonlyMap<string, string>,
+): Record<string, string> {
+  let last = LAST_SECTIONS.get(compiled);
+  if (!last) LAST_SECTIONS.set(compiled, (last = new Map()));
+  const was = last.get(section);
+  if (was && sameEntries(map, was)) return was;
+  const record = Object.fromEntries(
+    [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+  Object.freeze(record);
+  last.set(section, record);
+  return record;
+}
+
+function sameEntries(map: ReadonlyMap<string, string>, record: Record<string, string>): boolean {
+  let n = 0;
+  for (const name in record) {
+    if (map.get(name) !== record[name]) return false;
+    n++;
+  }
+  return n === map.size;
 }
 
 function* renderTemplate(
@@ -211,10 +243,10 @@ function collect(
     ok: true,
     outputs: {
       haproxyConfig: haproxy ? (rendered.get(haproxy) ?? '') : '',
-      maps: sorted(by('map')),
-      files: sorted(files),
-      sslCertificates: sorted(certs),
-      crtLists: sorted(state.crtLists),
+      maps: sorted(compiled, 'maps', by('map')),
+      files: sorted(compiled, 'files', files),
+      sslCertificates: sorted(compiled, 'sslCertificates', certs),
+      crtLists: sorted(compiled, 'crtLists', state.crtLists),
     },
   };
 }

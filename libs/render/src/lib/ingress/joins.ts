@@ -75,6 +75,8 @@ export interface Joins {
   readonly winners: readonly BackendEntry[];
   readonly backends: readonly IngressBackend[];
   readonly tls: readonly IngressTls[];
+  /** The served Ingresses that have spec.tls entries, in served order (what `tls` is made of). */
+  readonly tlsServed: readonly ReadIngress[];
   readonly defaultBackend: string;
   /**
    * How many selected, readable Ingresses (served or refused for a conflict) claim each route
@@ -183,6 +185,11 @@ function tlsOf(served: readonly ReadIngress[]): IngressTls[] {
   return out;
 }
 
+/** The Ingresses of `served` that have spec.tls entries, in order. */
+function withTls(served: readonly ReadIngress[]): ReadIngress[] {
+  return served.filter((r) => r.tls.length > 0);
+}
+
 /** The joins of `served` (oldest first), built whole; `readable`: every selected, readable one. */
 export function builtJoins(
   served: readonly ReadIngress[],
@@ -228,6 +235,7 @@ export function builtJoins(
     winners,
     backends: winners.map((w) => w.backend),
     tls: tlsOf(served),
+    tlsServed: withTls(served),
     defaultBackend: defaultOf(served),
     claimants,
     candidates,
@@ -367,6 +375,16 @@ export function updatedJoins(
   if (!winners) return undefined;
   const changed = [...removed, ...added];
   const tlsChanged = changed.some((r) => r.tls.length > 0);
+  // The TLS entries from the (few) served Ingresses that have some, kept in served order by the
+  // same edits as `served`: not a walk over every served Ingress.
+  let tlsServed = last.tlsServed;
+  if (tlsChanged) {
+    const list = [...tlsServed];
+    for (const r of removed)
+      if (r.tls.length > 0 && removeSorted(list, r, ageOrder) < 0) return undefined;
+    for (const r of added) if (r.tls.length > 0) insertSorted(list, r, ageOrder);
+    tlsServed = list;
+  }
   // The oldest served default backend: another one only when a changed Ingress has one.
   const defaultChanged = changed.some((r) => r.defaultBackend !== undefined);
   return {
@@ -376,7 +394,8 @@ export function updatedJoins(
     prefix,
     winners: winners.entries,
     backends: winners.backends,
-    tls: tlsChanged ? tlsOf(served) : last.tls,
+    tls: tlsChanged ? tlsOf(tlsServed) : last.tls,
+    tlsServed,
     defaultBackend: defaultChanged ? defaultOf(served) : last.defaultBackend,
     claimants,
     candidates: last.candidates,
