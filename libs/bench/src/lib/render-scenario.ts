@@ -124,7 +124,10 @@ async function changeRenders(
   for (let w = 1; w <= Math.min(WARM_UP_CHANGES, target); w++) {
     for (const variant of [1, 0]) {
       index.upsert('ingresses', ingressAt(target - w, world, variant) as KubeObject);
-      rendered(await service.renderYielding(await index.snapshot(), { previous }), 'warm-up change');
+      rendered(
+        await service.renderYielding(await index.snapshot(), { previous }),
+        'warm-up change',
+      );
     }
   }
   const samples: number[] = [];

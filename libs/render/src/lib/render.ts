@@ -169,7 +169,7 @@ function sorted(
   map: ReadonlyMap<string, string>,
 ): Record<string, string> {
   let last = LAST_SECTIONS.get(compiled);
-  if (!last) LAST_SECTIONS.set(compiled, (last = new Map()));
+  if (!last) LAST_SECTIONS.set(compiled, (last = new Map<Section, Record<string, string>>()));
   const was = last.get(section);
   if (was && sameEntries(map, was)) return was;
   const record = Object.fromEntries(
