@@ -65,8 +65,12 @@ export class OutputLines {
   /**
    * These lines after `edits` (applied in order, each `at` an index of the lines as edited so
    * far), with the same framing. The text is cut from this one's, not joined again, and when
-   * these lines are known safe only the inserted lines are checked: the cost is the edits'
-   * (and finding where they are), not the lines'.
+   * these lines are known safe only the inserted lines are checked: no line is checked or
+   * printed again. It is still linear in the lines, once per call and per edit: the lines are
+   * copied, each edit's offset is summed from the lines before it, and the new text is one
+   * flat copy (about 1 MB for a 10,000-Ingress route table, well under a millisecond). Meant
+   * for the few edits of a one-object change; many edits are better served by a new
+   * `OutputLines`.
    */
   spliced(edits: readonly LineEdit[]): OutputLines {
     const lines = [...this.lines];

@@ -1,7 +1,7 @@
 // How a render's globals tell the fragment cache what a fragment read: each top-level name, each
 // `resources.<name>` list whose elements are read, each deployed backend of `previous.backends`.
 import { FragmentCache, type FragmentSession, type Signer } from './fragments.js';
-import { field } from './ingress/liquid-values.js';
+import { field } from './liquid-values.js';
 import type { RenderSnapshot } from './types.js';
 
 const CACHES = new WeakMap<object, FragmentCache>();

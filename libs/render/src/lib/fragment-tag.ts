@@ -12,7 +12,7 @@ import {
 import { PAUSE } from './drive.js';
 import { RunsBuilder, type ListRuns } from './fragment-runs.js';
 import { NO_ITEM, Recorder, type Fragment, type FragmentSession } from './fragments.js';
-import { items } from './ingress/liquid-values.js';
+import { items } from './liquid-values.js';
 import { innermostError, problemFrom } from './problems.js';
 import { RejectedObjectsError } from './provenance.js';
 import { stateOf } from './state.js';

@@ -2,6 +2,7 @@
 // parameters and the globals are visible) is kept with what it read, and reused while none of it
 // changed. Index objects are frozen and replaced on change, so identity says "unchanged".
 import type { RenderSnapshot } from './types.js';
+import { sameItems } from './same-items.js';
 
 /** Something a fragment read, checked before its output is reused. */
 export type Dependency =
@@ -84,12 +85,6 @@ export class Recorder {
   readonly registrations: Registration[] = [];
   /** Whether the fragment read its position (`forloop`). */
   position = false;
-}
-
-function sameObjects(a: readonly object[], b: readonly object[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** How a render computes the signature of a value dependency (once per render, memoised). */
@@ -219,7 +214,7 @@ export class FragmentSession {
         // Same list elements, same look-up: only a changed list needs the look-up again.
         const token = this.signature(dep.list);
         if (token === dep.token) continue;
-        if (!sameObjects(this.memoised(dep.watched, dep.keys).result, dep.result)) return false;
+        if (!sameItems(this.memoised(dep.watched, dep.keys).result, dep.result)) return false;
         if (!this.reuseOnly) dep.token = token;
       }
     }
@@ -285,7 +280,7 @@ export class FragmentCache {
    */
   listToken(watched: string, list: readonly object[], peek = false): number {
     const last = this.lists.get(watched);
-    if (last && (last.list === list || sameObjects(last.list, list))) {
+    if (last && (last.list === list || sameItems(last.list, list))) {
       if (!peek) this.lists.set(watched, { list, token: last.token });
       return last.token;
     }

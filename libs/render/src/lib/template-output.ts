@@ -4,6 +4,7 @@
 // nor compared or hashed again (its digest is kept by reference, see render.ts `digestOf`).
 import type { Emitter } from 'liquidjs';
 import { outputText } from './escaper.js';
+import { sameItems } from './same-items.js';
 
 /** The pieces a template wrote last time and the text they made. */
 interface LastOutput {
@@ -12,12 +13,6 @@ interface LastOutput {
 }
 
 const LAST = new WeakMap<object, LastOutput>();
-
-function samePieces(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * Collects the output of one template (`site`: what its last output is kept for, or undefined
@@ -46,7 +41,7 @@ export class TemplateOutput implements Emitter {
     const { site, pieces } = this;
     const last = site ? LAST.get(site) : undefined;
     // Equal pieces (mostly the same strings: compared by reference first), equal text.
-    const text = last && samePieces(last.pieces, pieces) ? last.text : pieces.join('');
+    const text = last && sameItems(last.pieces, pieces) ? last.text : pieces.join('');
     if (site) LAST.set(site, { pieces, text });
     return text;
   }

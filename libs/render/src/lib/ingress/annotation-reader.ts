@@ -14,7 +14,7 @@ import {
   orDefault,
   path,
   str,
-} from './liquid-values.js';
+} from '../liquid-values.js';
 
 const PREFIX = 'haproxy-haptic.org/';
 const KNOWN =

@@ -10,7 +10,7 @@ import { filterError } from '../provenance.js';
 import { stateOf } from '../state.js';
 import { AnnotationReader, defaultSettings, type Settings } from './annotation-reader.js';
 import { serverLines, slotsOf } from './filters.js';
-import { field, isNil, liquidSplit as split, orDefault, str } from './liquid-values.js';
+import { field, isNil, liquidSplit as split, orDefault, str } from '../liquid-values.js';
 
 type FilterThis = { context: Context };
 

@@ -2,7 +2,7 @@
 // orders, built whole from the served Ingresses or updated from the last build when a few
 // Ingresses that share no route with any other changed (the common change: one Ingress).
 import { recordFixed, type ListEdit } from '../derived-lists.js';
-import { byCodeUnits } from './liquid-values.js';
+import { byCodeUnits } from '../liquid-values.js';
 
 /** A route: `key` ("<host><path>", "/"-terminated for Prefix) to a backend. */
 export interface IngressRoute {

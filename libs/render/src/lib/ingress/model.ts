@@ -24,7 +24,8 @@ import {
   orDefault,
   path,
   str,
-} from './liquid-values.js';
+} from '../liquid-values.js';
+import { sameItems } from '../same-items.js';
 
 /** What the Ingress library's outputs need, computed once per snapshot. */
 export interface IngressModel {
@@ -311,12 +312,6 @@ function conflictOf(r: ReadIngress, owners: ReadonlyMap<string, string>): string
   return `Ingress ${r.id}: host ${lost.host} path ${lost.path} (${lost.type}) is already served by the older Ingress ${owner}; the oldest Ingress wins`;
 }
 
-function sameElements(a: readonly object[], b: readonly object[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** The last model, what it was built from, and what updating it needs. */
 interface Built {
   readonly inputs: IngressInputs;
@@ -362,9 +357,9 @@ export function ingressModel(
   if (
     was &&
     was.inputs.controllerName === inputs.controllerName &&
-    sameElements(was.inputs.ingressClasses, inputs.ingressClasses)
+    sameItems(was.inputs.ingressClasses, inputs.ingressClasses)
   ) {
-    if (sameElements(was.inputs.ingresses, inputs.ingresses)) return (last = was).result;
+    if (sameItems(was.inputs.ingresses, inputs.ingresses)) return (last = was).result;
     last = updatedModel(was, inputs);
     if (last) INGRESS_MODEL_COUNTS.updated++;
   }

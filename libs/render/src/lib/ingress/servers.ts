@@ -1,4 +1,4 @@
-import { byCodeUnits, field, isNil, items, orDefault, path, str } from './liquid-values.js';
+import { byCodeUnits, field, isNil, items, orDefault, path, str } from '../liquid-values.js';
 
 /** One server slot: an endpoint (`address` "ip:port" or "[ip6]:port", weight) or free (no address). */
 export interface ServerSlot {
