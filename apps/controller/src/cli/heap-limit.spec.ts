@@ -8,6 +8,8 @@ import {
   heapFlags,
   heapLimitMiB,
   heapNodeFlags,
+  MALLOC_ENV,
+  mallocEnv,
   semiSpaceMiB,
 } from './heap-limit.js';
 
@@ -85,5 +87,19 @@ describe('the heap limit derived from the cgroup memory limit', () => {
     expect(
       heapFlags([], {}, { root: fakeCgroup({ 'memory.max': 'max' }), selfCgroup: '0::/' }),
     ).toBeUndefined();
+  });
+
+  it('adds the malloc settings to the environment, keeping any the operator set', () => {
+    const env = mallocEnv({ PATH: '/bin', MALLOC_ARENA_MAX: '4' });
+    expect(env).toEqual({
+      PATH: '/bin',
+      MALLOC_ARENA_MAX: '4',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MALLOC_TRIM_THRESHOLD_: '131072',
+    });
+    expect(mallocEnv({})).toEqual(MALLOC_ENV);
+    const given = { MALLOC_ARENA_MAX: '1' };
+    mallocEnv(given);
+    expect(given).toEqual({ MALLOC_ARENA_MAX: '1' }); // not changed in place
   });
 });

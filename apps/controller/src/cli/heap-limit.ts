@@ -117,6 +117,27 @@ export function heapFlags(
   return heapNodeFlags(heapLimitMiB(limit)).filter((f) => !semiGiven || !semi.test(f));
 }
 
+/**
+ * glibc malloc settings for a process under a memory limit: two arenas instead of eight per core
+ * (each thread's arena keeps its own free memory), and blocks of 128 KiB and more mapped on their
+ * own and returned when freed (by default both thresholds grow with the largest block freed, so
+ * big render and JSON buffers stay resident in the heap). At 10,000 Ingresses malloc held 23.9
+ * MiB resident without them, 16-17 MiB with them.
+ */
+export const MALLOC_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};
+
+/** The environment to re-execute with: `env` plus MALLOC_ENV, never overriding a variable set. */
+export function mallocEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [name, value] of Object.entries(MALLOC_ENV))
+    if (out[name] === undefined) out[name] = value;
+  return out;
+}
+
 /** The real machine's cgroup paths (empty /proc/self/cgroup where there is none). */
 export function systemCgroupPaths(): CgroupPaths {
   let selfCgroup = '';
