@@ -2,6 +2,7 @@
 // `resources.<name>` list whose elements are read, each deployed backend of `previous.backends`.
 import { FragmentCache, type FragmentSession, type Signer } from './fragments.js';
 import { field } from './ingress/liquid-values.js';
+import { deployedBackendToken } from './previous.js';
 import type { RenderSnapshot } from './types.js';
 
 const CACHES = new WeakMap<object, FragmentCache>();
@@ -157,7 +158,7 @@ export function recordGlobals(globals: Record<string, unknown>, session: Fragmen
 
 /**
  * The signatures of one render's value dependencies: `extra` and `controller` by content, the
- * deployed config by its text and backends one by one, a list by its elements (a token), any
+ * deployed config by its text and backends one by one (a token per backend's server lines), a list by its elements (a token), any
  * other top-level name (a context provider's value) by a fresh value, which never matches.
  */
 export function signerFor(
@@ -176,7 +177,10 @@ export function signerFor(
     }
     if (key.startsWith('previous.backend:')) {
       const name = key.slice('previous.backend:'.length);
-      return json(Object.hasOwn(backends, name) ? backends[name] : undefined);
+      return (
+        deployedBackendToken(backends, name) ??
+        json(Object.hasOwn(backends, name) ? backends[name] : undefined)
+      );
     }
     if (key === 'previous.backends') return json(backends);
     if (key.startsWith('previous.')) {
