@@ -1,6 +1,6 @@
 // How a render's globals tell the fragment cache what a fragment read: each top-level name, each
 // `resources.<name>` list whose elements are read, each deployed backend of `previous.backends`.
-import { FragmentCache, type FragmentSession, type Signer } from './fragments.js';
+import { FragmentCache, listKey, type FragmentSession, type Signer } from './fragments.js';
 import { field } from './ingress/liquid-values.js';
 import { deployedBackendToken } from './previous.js';
 import type { RenderSnapshot } from './types.js';
@@ -40,7 +40,7 @@ export function recordingList(
   watched: string,
   session: FragmentSession,
 ): readonly object[] {
-  const key = `list:${watched}`;
+  const key = listKey(watched);
   const read = (): void => session.readValue(key);
   return new Proxy(list, {
     get(target, prop, receiver) {
