@@ -8,13 +8,14 @@ import { join } from 'node:path';
  * Share of the cgroup memory limit given to the V8 old-space heap (204 MiB of 512 Mi). V8 lets
  * the heap grow towards its limit before collecting, so the limit, more than the live data, sets
  * the resident size: at 10,000 Ingresses a 307 MiB limit (60 %) held 360 MiB resident, 256 MiB
- * (50 %) 325 MiB, 230 MiB (45 %) 285 MiB. With less kept per render (about 176 MiB live at the
- * peak of a render and its deployment), 204 MiB (40 %) is enough; 200 MiB ran out of heap on the
- * code before that. The other 60 % holds what the heap limit does not bound: the process's
- * memory outside the old-space heap (the node binary, code, native buffers, the young
- * generation; about 90 MiB) and the one `haproxy -c` validation runs at a time
- * (ValidationService's concurrency is 1; about 54 MiB at 1,000 and at 10,000 Ingresses, since it
- * checks a large configuration in parts). See docs/operations/performance.md ("Budget").
+ * (50 %) 325 MiB, 230 MiB (45 %) 285 MiB. With less kept per render (the live heap now peaks
+ * between 166 and 176 MiB: 176 MiB ran out of heap, as 200 MiB did on the code before), 204 MiB
+ * (40 %) leaves about 30 MiB of margin and holds about 260 MiB resident. The other 60 % holds
+ * what the heap limit does not bound: the process's memory outside the old-space heap (the node
+ * binary, code, native buffers, the young generation; about 90 MiB) and the one `haproxy -c`
+ * validation runs at a time (ValidationService's concurrency is 1; about 54 MiB at 1,000 and at
+ * 10,000 Ingresses, since it checks a large configuration in parts). See
+ * docs/operations/performance.md ("Budget").
  */
 export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.4;
 
