@@ -3,7 +3,9 @@
 //
 // Before anything else it derives the V8 heap limit from the cgroup memory limit (the Node
 // equivalent of GOMEMLIMIT; see apps/controller/src/cli/heap-limit.ts): when the process runs
-// under a memory limit and no --max-old-space-size was given, node is started again with one.
+// under a memory limit and no --max-old-space-size was given, node is started again with one,
+// and with glibc malloc settings that keep less memory resident (`mallocEnv`; glibc reads them
+// only at start, hence here).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +17,9 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 
-const { heapFlags, systemCgroupPaths } = await import(new URL('cli/heap-limit.js', dist).href);
+const { heapFlags, mallocEnv, systemCgroupPaths } = await import(
+  new URL('cli/heap-limit.js', dist).href
+);
 const flags = heapFlags(process.execArgv, process.env, systemCgroupPaths());
 
 if (flags === undefined) {
@@ -27,12 +31,13 @@ if (flags === undefined) {
     fileURLToPath(import.meta.url),
     ...process.argv.slice(2),
   ];
+  const env = mallocEnv(process.env);
   if (typeof process.execve === 'function') {
     // Node >= 22.15 replaces this process: no second node stays resident under the limit.
-    process.execve(process.execPath, [process.execPath, ...args], process.env);
+    process.execve(process.execPath, [process.execPath, ...args], env);
   }
   // Node 20: a child with the flag; this process only relays signals and the exit status.
-  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env });
   const relay = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2'];
   for (const signal of relay) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {

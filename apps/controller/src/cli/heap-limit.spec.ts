@@ -8,6 +8,8 @@ import {
   heapFlags,
   heapLimitMiB,
   heapNodeFlags,
+  MALLOC_ENV,
+  mallocEnv,
   semiSpaceMiB,
 } from './heap-limit.js';
 
@@ -53,9 +55,9 @@ describe('the heap limit derived from the cgroup memory limit', () => {
   });
 
   it('gives the heap its share of the limit, leaving the rest for haproxy -c and the process', () => {
-    expect(HEAP_SHARE_OF_MEMORY_LIMIT).toBe(0.45);
-    expect(heapLimitMiB(512 * MIB)).toBe(230);
-    expect(heapLimitMiB(2048 * MIB)).toBe(921);
+    expect(HEAP_SHARE_OF_MEMORY_LIMIT).toBe(0.4);
+    expect(heapLimitMiB(512 * MIB)).toBe(204);
+    expect(heapLimitMiB(2048 * MIB)).toBe(819);
     expect(heapLimitMiB(50 * MIB)).toBe(64); // never below the floor
   });
 
@@ -73,11 +75,11 @@ describe('the heap limit derived from the cgroup memory limit', () => {
     const root = fakeCgroup({ 'memory.max': `${512 * MIB}\n` });
     const paths = { root, selfCgroup: '0::/\n' };
     expect(heapFlags([], {}, paths)).toEqual([
-      '--max-old-space-size=230',
+      '--max-old-space-size=204',
       '--max-semi-space-size=2',
     ]);
     // a semi-space size given by the operator is kept
-    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=230']);
+    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=204']);
     expect(heapFlags(['--max-old-space-size=100'], {}, paths)).toBeUndefined();
     expect(
       heapFlags([], { NODE_OPTIONS: '--enable-source-maps --max-old-space-size=200' }, paths),
@@ -85,5 +87,19 @@ describe('the heap limit derived from the cgroup memory limit', () => {
     expect(
       heapFlags([], {}, { root: fakeCgroup({ 'memory.max': 'max' }), selfCgroup: '0::/' }),
     ).toBeUndefined();
+  });
+
+  it('adds the malloc settings to the environment, keeping any the operator set', () => {
+    const env = mallocEnv({ PATH: '/bin', MALLOC_ARENA_MAX: '4' });
+    expect(env).toEqual({
+      PATH: '/bin',
+      MALLOC_ARENA_MAX: '4',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MALLOC_TRIM_THRESHOLD_: '131072',
+    });
+    expect(mallocEnv({})).toEqual(MALLOC_ENV);
+    const given = { MALLOC_ARENA_MAX: '1' };
+    mallocEnv(given);
+    expect(given).toEqual({ MALLOC_ARENA_MAX: '1' }); // not changed in place
   });
 });

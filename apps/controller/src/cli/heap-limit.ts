@@ -5,18 +5,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Share of the cgroup memory limit given to the V8 old-space heap (230 MiB of 512 Mi). V8 lets
+ * Share of the cgroup memory limit given to the V8 old-space heap (204 MiB of 512 Mi). V8 lets
  * the heap grow towards its limit before collecting, so the limit, more than the live data, sets
- * the resident size: at 10,000 Ingresses (live heap about 172 MiB, about 200 MiB at the peak of a
- * render and its deployment) a 307 MiB limit (60 %) held 360 MiB resident, 256 MiB (50 %) 325 MiB,
- * 230 MiB (45 %) 285 MiB, and 200 MiB (39 %) ran out of heap. The other 55 % holds what the heap
- * limit does not bound: the process's memory outside the old-space heap (the node binary, code,
- * native buffers, the young generation; about 90 MiB) and the one `haproxy -c` validation runs at
- * a time (ValidationService's concurrency is 1), whose peak grows with the configuration (Ingress
- * library, HAProxy 3.0: 54 MiB at 1,000 Ingresses, 327 MiB at 10,000). See
+ * the resident size: at 10,000 Ingresses a 307 MiB limit (60 %) held 360 MiB resident, 256 MiB
+ * (50 %) 325 MiB, 230 MiB (45 %) 285 MiB. With less kept per render (the live heap now peaks
+ * between 166 and 176 MiB: 176 MiB ran out of heap, as 200 MiB did on the code before), 204 MiB
+ * (40 %) leaves about 30 MiB of margin and holds about 260 MiB resident. The other 60 % holds
+ * what the heap limit does not bound: the process's memory outside the old-space heap (the node
+ * binary, code, native buffers, the young generation; about 90 MiB) and the one `haproxy -c`
+ * validation runs at a time (ValidationService's concurrency is 1; about 54 MiB at 1,000 and at
+ * 10,000 Ingresses, since it checks a large configuration in parts). See
  * docs/operations/performance.md ("Budget").
  */
-export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.45;
+export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.4;
 
 /** Smallest heap limit haptic sets (below this it would not start its modules). */
 export const MIN_HEAP_MIB = 64;
@@ -80,7 +81,7 @@ export const MAX_SEMI_SPACE_MIB = 16;
 
 /**
  * The semi-space size in MiB for a heap limit: 1/64 of it, rounded down to a power of two, 1 to
- * 16 MiB (2 MiB for the chart's 230 MiB). V8 otherwise gives every heap above about 256 MiB the
+ * 16 MiB (2 MiB for the chart's 204 MiB). V8 otherwise gives every heap above about 256 MiB the
  * full 16 MiB, so its new space (two semi-spaces) holds 32 MiB resident; haptic's short-lived
  * garbage (render output, JSON bodies) is promoted or collected at the same rate either way.
  */
@@ -115,6 +116,27 @@ export function heapFlags(
   const semi = /(^|\s)--max[-_]semi[-_]space[-_]size(=|\s|$)/;
   const semiGiven = execArgv.some((a) => semi.test(a)) || semi.test(env['NODE_OPTIONS'] ?? '');
   return heapNodeFlags(heapLimitMiB(limit)).filter((f) => !semiGiven || !semi.test(f));
+}
+
+/**
+ * glibc malloc settings for a process under a memory limit: two arenas instead of eight per core
+ * (each thread's arena keeps its own free memory), and blocks of 128 KiB and more mapped on their
+ * own and returned when freed (by default both thresholds grow with the largest block freed, so
+ * big render and JSON buffers stay resident in the heap). At 10,000 Ingresses malloc held 23.9
+ * MiB resident without them, 16-17 MiB with them.
+ */
+export const MALLOC_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};
+
+/** The environment to re-execute with: `env` plus MALLOC_ENV, never overriding a variable set. */
+export function mallocEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [name, value] of Object.entries(MALLOC_ENV))
+    if (out[name] === undefined) out[name] = value;
+  return out;
 }
 
 /** The real machine's cgroup paths (empty /proc/self/cgroup where there is none). */

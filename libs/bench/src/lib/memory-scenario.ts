@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '#kube-sim';
 import { Stack, waitFor } from '#stack';
-import { heapNodeFlags } from '../../../../apps/controller/src/cli/heap-limit.js';
+import { MALLOC_ENV, heapNodeFlags } from '../../../../apps/controller/src/cli/heap-limit.js';
 import type { Figure } from './figures.js';
 import { ingressAt, ingressWorld, type TlsPair, type WorldOptions } from './manifests.js';
 import {
@@ -133,6 +133,11 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     readyTimeoutMs: timeoutMs,
     ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
     controllerEnv: {
+      // What bin/haptic.js gives the controller under a memory limit (it is not re-executed
+      // here: the heap limit comes as NODE_OPTIONS); a value this process has set wins.
+      ...Object.fromEntries(
+        Object.entries(MALLOC_ENV).map(([name, value]) => [name, process.env[name] ?? value]),
+      ),
       NODE_OPTIONS: [
         ...heapNodeFlags(opts.heapLimitMiB),
         ...(opts.cpuProfDir ? [`--import=${CPU_PROFILE_PRELOAD}`] : []),

@@ -10,6 +10,29 @@ const obj = (namespace: string, name: string, v: number): KubeObject => ({
 });
 
 describe('ResourceStore', () => {
+  it('stores a newer version with the parts it shares with the stored one (a relist too)', () => {
+    const store = new ResourceStore({ indexBy: ['metadata.namespace'], store: 'full' });
+    const version = (v: number, host: string): KubeObject => ({
+      ...obj('a', 'x', v),
+      spec: { rules: [{ host }], tls: [{ hosts: [host] }] },
+      status: { v },
+    });
+    store.upsert(version(1, 'a.example.com'));
+    const [first] = store.view().objects() as (KubeObject & { spec: object })[];
+    expect(store.upsert(version(2, 'a.example.com'))).toBe('modified');
+    const [second] = store.view().objects() as (KubeObject & { spec: object; status: object })[];
+    expect(second).toEqual(version(2, 'a.example.com'));
+    expect(second).not.toBe(first);
+    expect(second?.spec).toBe(first?.spec);
+    expect(Object.isFrozen(second?.status)).toBe(true);
+    store.upsert(version(3, 'b.example.com'));
+    const [third] = store.view().objects() as (KubeObject & { spec: { tls: object } })[];
+    expect(third?.spec).not.toBe(second?.spec);
+    store.reset(undefined, [version(4, 'b.example.com')]);
+    const [fourth] = store.view().objects() as (KubeObject & { spec: object })[];
+    expect(fourth?.spec).toBe(third?.spec);
+  });
+
   it('keeps its view sorted by namespace/name after any upserts and removes (patched, not sorted)', () => {
     const op = fc.record({
       ns: fc.constantFrom('a', 'b', 'c'),

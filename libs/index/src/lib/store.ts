@@ -1,6 +1,7 @@
 import { deepFreeze, type FieldPath } from '#core';
 import { compareRefs, compileIndexPaths, keysOf, refOf } from './keys.js';
 import { compileQuietPaths, materialDigest, sameMaterial } from './material.js';
+import { sharedWith } from './share.js';
 import type { IndexedResourceSpec, KubeObject, StoredObject } from './types.js';
 import { ResourceView, type ViewItem } from './view.js';
 
@@ -61,8 +62,8 @@ export class ResourceStore {
 
   /** Adds or replaces an object, and says whether anything but quiet fields changed. */
   upsert(object: KubeObject): UpsertResult {
-    const entry = this.entryOf(object);
-    const old = this.entries.get(entry.ref);
+    const old = this.entries.get(refOf(object.metadata.namespace ?? '', object.metadata.name));
+    const entry = this.entryOf(object, old);
     this.entries.set(entry.ref, entry);
     this.changed(old, entry);
     if (!old) return 'added';
@@ -84,11 +85,18 @@ export class ResourceStore {
 
   /** Replaces all objects in `scope` (a namespace, or undefined for all) by `objects`. */
   reset(scope: string | undefined, objects: readonly KubeObject[]): void {
+    const olds = new Map<string, StoreEntry>();
     for (const [ref, entry] of this.entries) {
-      if (scope === undefined || entry.namespace === scope) this.entries.delete(ref);
+      if (scope === undefined || entry.namespace === scope) {
+        olds.set(ref, entry);
+        this.entries.delete(ref);
+      }
     }
     for (const object of objects) {
-      const entry = this.entryOf(object);
+      const entry = this.entryOf(
+        object,
+        olds.get(refOf(object.metadata.namespace ?? '', object.metadata.name)),
+      );
       this.entries.set(entry.ref, entry);
     }
     this.changed();
@@ -142,9 +150,11 @@ export class ResourceStore {
     this.sortedObjects = nextObjects;
   }
 
-  private entryOf(object: KubeObject): StoreEntry {
+  /** The entry of an object; a full store keeps it with the parts it shares with `old`'s. */
+  private entryOf(object: KubeObject, old?: StoreEntry): StoreEntry {
     const namespace = object.metadata.namespace ?? '';
     const name = object.metadata.name;
+    if (this.keepsObjects && old?.object) object = sharedWith(old.object, object) as KubeObject;
     return {
       ref: refOf(namespace, name),
       namespace,

@@ -1,7 +1,8 @@
 // How a render's globals tell the fragment cache what a fragment read: each top-level name, each
 // `resources.<name>` list whose elements are read, each deployed backend of `previous.backends`.
-import { FragmentCache, type FragmentSession, type Signer } from './fragments.js';
+import { FragmentCache, listKey, type FragmentSession, type Signer } from './fragments.js';
 import { field } from './liquid-values.js';
+import { deployedBackendToken } from './previous.js';
 import type { RenderSnapshot } from './types.js';
 
 const CACHES = new WeakMap<object, FragmentCache>();
@@ -39,7 +40,7 @@ export function recordingList(
   watched: string,
   session: FragmentSession,
 ): readonly object[] {
-  const key = `list:${watched}`;
+  const key = listKey(watched);
   const read = (): void => session.readValue(key);
   return new Proxy(list, {
     get(target, prop, receiver) {
@@ -157,7 +158,7 @@ export function recordGlobals(globals: Record<string, unknown>, session: Fragmen
 
 /**
  * The signatures of one render's value dependencies: `extra` and `controller` by content, the
- * deployed config by its text and backends one by one, a list by its elements (a token), any
+ * deployed config by its text and backends one by one (a token per backend's server lines), a list by its elements (a token), any
  * other top-level name (a context provider's value) by a fresh value, which never matches.
  */
 export function signerFor(
@@ -176,7 +177,10 @@ export function signerFor(
     }
     if (key.startsWith('previous.backend:')) {
       const name = key.slice('previous.backend:'.length);
-      return json(Object.hasOwn(backends, name) ? backends[name] : undefined);
+      return (
+        deployedBackendToken(backends, name) ??
+        json(Object.hasOwn(backends, name) ? backends[name] : undefined)
+      );
     }
     if (key === 'previous.backends') return json(backends);
     if (key.startsWith('previous.')) {

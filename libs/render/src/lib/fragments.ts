@@ -34,6 +34,15 @@ export type Dependency =
 
 type LookupDependency = Extract<Dependency, { kind: 'lookup' }>;
 
+const LIST_KEYS = new Map<string, string>();
+
+/** The signature key of a watched list (`list:<watched>`), one string per list. */
+export function listKey(watched: string): string {
+  let key = LIST_KEYS.get(watched);
+  if (key === undefined) LIST_KEYS.set(watched, (key = `list:${watched}`));
+  return key;
+}
+
 /**
  * The look-ups of one render by watched list, then key by key (no key string is built per call:
  * the keys are strings a template already holds, their hashes cached). `memo` is the look-up of
@@ -157,8 +166,9 @@ export class FragmentSession {
     if (this.recorders.length > 0) {
       let dep = memo.dep;
       if (!dep) {
-        const list = `list:${watched}`;
-        const id = `L\u0000${watched}\u0000${keys.length}\u0000${keys.join('\u0000')}`;
+        const list = listKey(watched);
+        // One flat string (a template literal would keep its pieces as a rope, one per look-up).
+        const id = ['L', watched, keys.length, ...keys].join('\u0000');
         const token = this.signature(list);
         dep = { kind: 'lookup', id, watched, keys: [...keys], list, result: memo.result, token };
         memo.dep = dep;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deployedServers, previousContext } from './previous.js';
+import { deployedBackendToken, deployedServers, previousContext } from './previous.js';
 
 describe('deployedServers', () => {
   it('reads server lines per backend and listen section, nothing else', () => {
@@ -27,6 +27,54 @@ describe('deployedServers', () => {
   });
 
   it('gives empty values when nothing was deployed yet', () => {
-    expect(previousContext(undefined)).toEqual({ haproxy_config: '', maps: {}, backends: {} });
+    const empty = previousContext(undefined);
+    expect(empty['haproxy_config']).toBe('');
+    expect(empty['maps']).toEqual({});
+    expect({ ...(empty['backends'] as object) }).toEqual({});
+  });
+});
+
+const config = (servers: Record<string, string[]>): string =>
+  Object.entries(servers)
+    .map(([be, lines]) =>
+      [`backend ${be}`, '  balance roundrobin', ...lines.map((l) => `  server ${l}`)].join('\n'),
+    )
+    .join('\n');
+
+describe('previousContext', () => {
+  it('reads previous.backends as the deployed servers per backend, a plain object to read', () => {
+    const cfg = config({ be_a: ['s1 10.0.0.1:80 check', 's2 10.0.0.2:80'], be_b: [] });
+    const backends = previousContext({ haproxyConfig: cfg })['backends'] as Record<string, unknown>;
+    expect(Object.keys(backends)).toEqual(['be_a', 'be_b']);
+    expect(backends['be_a']).toEqual({
+      servers: [
+        { name: 's1', address: '10.0.0.1:80' },
+        { name: 's2', address: '10.0.0.2:80' },
+      ],
+    });
+    expect(backends['be_b']).toEqual({ servers: [] });
+    expect(backends['missing']).toBeUndefined();
+    expect(Object.hasOwn(backends, 'be_a')).toBe(true);
+    expect(Object.hasOwn(backends, 'missing')).toBe(false);
+    expect('be_b' in backends).toBe(true);
+    expect(JSON.parse(JSON.stringify(backends))).toEqual(
+      Object.fromEntries(Object.entries(deployedServers(cfg)).map(([k, v]) => [k, { servers: v }])),
+    );
+  });
+
+  it('signs a backend by its server lines: the same token across configs while they are the same', () => {
+    const token = (cfg: string, be: string): number | undefined =>
+      deployedBackendToken(previousContext({ haproxyConfig: cfg })['backends'], be);
+    const one = config({ be_a: ['s1 10.0.0.1:80'], be_b: ['s1 10.0.1.1:80'] });
+    const two = config({ be_a: ['s1 10.0.0.1:80 weight 2'], be_b: ['s1 10.0.1.9:80'] });
+    const a1 = token(one, 'be_a');
+    const b1 = token(one, 'be_b');
+    expect(a1).toBeGreaterThan(0);
+    expect(a1).not.toBe(b1);
+    // other keywords of the line are not part of the servers templates read
+    expect(token(two, 'be_a')).toBe(a1);
+    expect(token(two, 'be_b')).not.toBe(b1);
+    expect(token(two, 'missing')).toBe(0);
+    expect(deployedBackendToken({ be_a: { servers: [] } }, 'be_a')).toBeUndefined();
   });
 });

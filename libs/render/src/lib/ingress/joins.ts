@@ -127,7 +127,7 @@ export function tableRoutes(r: ReadIngress): readonly TableRoute[] {
     const out: TableRoute[] = [];
     for (const c of r.claims) {
       const exact = c.kind === 'E';
-      const table = `${exact ? 'E' : 'X'} ${c.key}`;
+      const table = [exact ? 'E' : 'X', c.key].join(' '); // flat: kept per claim
       if (seen.has(table)) continue;
       seen.add(table);
       out.push({ table, exact, route: routeOf(c) });

@@ -252,7 +252,7 @@ function readIngress(ing: object): ReadIngress {
       const rawPath = str(orDefault(field(p, 'path'), '/'));
       const routePath = validated(pathProblem(rawPath), rawPath);
       const [kind, key] = routeKey(type, host, routePath, id);
-      const owned = `${kind} ${key}`;
+      const owned = [kind, key].join(' '); // flat: kept per claim
       claims.push({ owned, kind, key, host, path: routePath, type, backend: last.be });
     });
   });
