@@ -158,8 +158,9 @@ export function recordGlobals(globals: Record<string, unknown>, session: Fragmen
 
 /**
  * The signatures of one render's value dependencies: `extra` and `controller` by content, the
- * deployed config by its text and backends one by one (a token per backend's server lines), a list by its elements (a token), any
- * other top-level name (a context provider's value) by a fresh value, which never matches.
+ * deployed config by its text and backends one by one (a token per backend's server lines), a
+ * list by its elements (a token), any other top-level name (a context provider's value) by a
+ * fresh value, which never matches.
  */
 export function signerFor(
   cache: FragmentCache,

@@ -178,16 +178,11 @@ function defaultOf(served: readonly ReadIngress[]): string {
   return '';
 }
 
-/** The spec.tls entries of `served`, in order (a loop: most Ingresses have none). */
+/** The spec.tls entries of `served`, in order. */
 function tlsOf(served: readonly ReadIngress[]): IngressTls[] {
   const out: IngressTls[] = [];
   for (const r of served) for (const t of r.tls) out.push(t);
   return out;
-}
-
-/** The Ingresses of `served` that have spec.tls entries, in order. */
-function withTls(served: readonly ReadIngress[]): ReadIngress[] {
-  return served.filter((r) => r.tls.length > 0);
 }
 
 /** The joins of `served` (oldest first), built whole; `readable`: every selected, readable one. */
@@ -227,6 +222,7 @@ export function builtJoins(
   const prefixRoutes = sortedFrom('prefix', [...prefix.values()], byRank);
   recordFixed(exactRoutes);
   recordFixed(prefixRoutes);
+  const tlsServed = served.filter((r) => r.tls.length > 0);
   return {
     served,
     servedObjects: served.map((r) => r.ing),
@@ -234,8 +230,8 @@ export function builtJoins(
     prefix: prefixRoutes,
     winners,
     backends: winners.map((w) => w.backend),
-    tls: tlsOf(served),
-    tlsServed: withTls(served),
+    tls: tlsOf(tlsServed),
+    tlsServed,
     defaultBackend: defaultOf(served),
     claimants,
     candidates,
