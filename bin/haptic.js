@@ -5,9 +5,12 @@
 // equivalent of GOMEMLIMIT; see apps/controller/src/cli/heap-limit.ts): when the process runs
 // under a memory limit and no --max-old-space-size was given, node is started again with one,
 // and with glibc malloc settings that keep less memory resident (`mallocEnv`; glibc reads them
-// only at start, hence here).
+// only at start, hence here). The process that runs the command registers a module resolution
+// hook first (cli/client-node-hooks.ts), so @kubernetes/client-node's KubeConfig loads without
+// its generated API clients.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/apps/controller/src/', import.meta.url);
@@ -23,6 +26,12 @@ const { heapFlags, mallocEnv, systemCgroupPaths } = await import(
 const flags = heapFlags(process.execArgv, process.env, systemCgroupPaths());
 
 if (flags === undefined) {
+  // Keeps client-node's generated API clients unloaded (see cli/client-node-hooks.ts); Node 20
+  // has only the off-thread hook API, Node >= 22.15 the in-thread one.
+  const hooks = new URL('cli/client-node-hooks.js', dist);
+  if (typeof module.registerHooks === 'function')
+    module.registerHooks({ resolve: (await import(hooks.href)).resolve });
+  else module.register(hooks.href);
   await import(entry.href);
 } else {
   const args = [

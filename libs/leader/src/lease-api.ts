@@ -1,10 +1,4 @@
-import {
-  ApiException,
-  CoordinationV1Api,
-  V1MicroTime,
-  type KubeConfig,
-  type V1Lease,
-} from '@kubernetes/client-node';
+import { KubeRestError, kubeRequest, kubeStatusIs, seg, type KubeCredentials } from '#core';
 import type {
   LeaseRecord,
   LeaseStore,
@@ -18,11 +12,28 @@ export interface LeaseRef {
   readonly name: string;
 }
 
-function toObserved(lease: V1Lease): ObservedLease {
+/** A coordination.k8s.io/v1 Lease as JSON (MicroTime fields are text). */
+interface LeaseWire {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  readonly spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+function toObserved(lease: LeaseWire): ObservedLease {
   const spec = lease.spec ?? {};
-  // client-node turns MicroTime into Date; the record keeps text so records compare exactly
-  const text = (t: unknown) =>
-    t instanceof Date ? t.toISOString() : typeof t === 'string' ? t : '';
+  // The record keeps MicroTime as ISO text in milliseconds (as written), so records compare
+  // exactly whatever precision the server answers with.
+  const text = (t: unknown): string => {
+    const ms = typeof t === 'string' ? Date.parse(t) : NaN;
+    return Number.isNaN(ms) ? '' : new Date(ms).toISOString();
+  };
   return {
     resourceVersion: lease.metadata?.resourceVersion ?? '',
     record: {
@@ -35,7 +46,7 @@ function toObserved(lease: V1Lease): ObservedLease {
   };
 }
 
-function toLease(ref: LeaseRef, record: LeaseRecord, resourceVersion?: string): V1Lease {
+function toLease(ref: LeaseRef, record: LeaseRecord, resourceVersion?: string): LeaseWire {
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
@@ -47,39 +58,53 @@ function toLease(ref: LeaseRef, record: LeaseRecord, resourceVersion?: string): 
     spec: {
       holderIdentity: record.holderIdentity,
       leaseDurationSeconds: record.leaseDurationSeconds,
-      acquireTime: new V1MicroTime(record.acquireTime),
-      renewTime: new V1MicroTime(record.renewTime),
+      acquireTime: microTime(record.acquireTime),
+      renewTime: microTime(record.renewTime),
       leaseTransitions: record.leaseTransitions,
     },
   };
 }
 
+/**
+ * A MicroTime as the API server reads it (RFC 3339 with exactly six fractional digits, as
+ * client-node's V1MicroTime writes it); the record holds millisecond ISO text.
+ */
+function microTime(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
 function failure(e: unknown): LeaseWriteResult {
-  if (e instanceof ApiException)
+  if (e instanceof KubeRestError)
     return {
       ok: false,
-      conflict: e.code === 409,
-      reason: `HTTP ${e.code}: ${String(e.message).slice(0, 200)}`,
+      conflict: e.status === 409,
+      reason: `HTTP ${e.status}: ${e.detail.slice(0, 200)}`,
     };
   return { ok: false, conflict: false, reason: e instanceof Error ? e.message : String(e) };
 }
 
 /** The LeaseStore port over the Kubernetes API (coordination.k8s.io/v1 Lease). */
 export class KubeLeaseStore implements LeaseStore {
-  private readonly api: CoordinationV1Api;
+  private readonly collection: string;
+  private readonly path: string;
 
+  /** `kubeConfig`: a client-node KubeConfig (its cluster and credentials). */
   constructor(
-    kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeCredentials,
     private readonly ref: LeaseRef,
   ) {
-    this.api = kubeConfig.makeApiClient(CoordinationV1Api);
+    this.collection = `/apis/coordination.k8s.io/v1/namespaces/${seg(ref.namespace)}/leases`;
+    this.path = `${this.collection}/${seg(ref.name)}`;
   }
 
   async get(): Promise<ObservedLease | undefined> {
     try {
-      return toObserved(await this.api.readNamespacedLease(this.ref));
+      return toObserved(
+        await kubeRequest<LeaseWire>(this.kubeConfig, { method: 'GET', path: this.path }),
+      );
     } catch (e) {
-      if (e instanceof ApiException && e.code === 404) return undefined;
+      if (kubeStatusIs(e, 404)) return undefined;
       throw e;
     }
   }
@@ -90,7 +115,11 @@ export class KubeLeaseStore implements LeaseStore {
       return {
         ok: true,
         lease: toObserved(
-          await this.api.createNamespacedLease({ namespace: this.ref.namespace, body }),
+          await kubeRequest<LeaseWire>(this.kubeConfig, {
+            method: 'POST',
+            path: this.collection,
+            body,
+          }),
         ),
       };
     } catch (e) {
@@ -103,7 +132,9 @@ export class KubeLeaseStore implements LeaseStore {
       const body = toLease(this.ref, record, resourceVersion);
       return {
         ok: true,
-        lease: toObserved(await this.api.replaceNamespacedLease({ ...this.ref, body })),
+        lease: toObserved(
+          await kubeRequest<LeaseWire>(this.kubeConfig, { method: 'PUT', path: this.path, body }),
+        ),
       };
     } catch (e) {
       return failure(e);

@@ -1,10 +1,4 @@
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
+import { JSON_MERGE_PATCH, kubeRequest, seg, type KubeCredentials } from '#core';
 import type { ServiceWrite } from './lib/gateway/service-writes.js';
 import type { StatusKind } from './lib/gateway/status-writes.js';
 
@@ -16,7 +10,6 @@ const PLURALS: Record<StatusKind, string> = {
   HTTPRoute: 'httproutes',
   GRPCRoute: 'grpcroutes',
 };
-const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** Port: writes the status subresource of one Gateway API object. */
 export interface GatewayStatusApi {
@@ -30,37 +23,36 @@ export interface GatewayStatusApi {
   writeService(write: ServiceWrite): Promise<void>;
 }
 
-/** GatewayStatusApi over @kubernetes/client-node (JSON merge patches on /status). */
+/**
+ * GatewayStatusApi over the Kubernetes API with a client-node KubeConfig's credentials (JSON merge
+ * patches on /status).
+ */
 export class KubeGatewayStatusApi implements GatewayStatusApi {
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
-
-  constructor(kc: KubeConfig) {
-    this.custom = kc.makeApiClient(CustomObjectsApi);
-    this.core = kc.makeApiClient(CoreV1Api);
-  }
+  constructor(private readonly kc: KubeCredentials) {}
 
   async writeService(write: ServiceWrite): Promise<void> {
+    const services = (namespace: string) => `/api/v1/namespaces/${seg(namespace)}/services`;
     if (write.op === 'delete') {
-      await this.core.deleteNamespacedService({ namespace: write.namespace, name: write.name });
+      await kubeRequest(this.kc, {
+        method: 'DELETE',
+        path: `${services(write.namespace)}/${seg(write.name)}`,
+      });
       return;
     }
     const { metadata, spec } = write.service;
     const body = { apiVersion: 'v1', kind: 'Service', metadata, spec };
     if (write.op === 'create') {
-      await this.core.createNamespacedService({ namespace: metadata.namespace, body });
+      await kubeRequest(this.kc, { method: 'POST', path: services(metadata.namespace), body });
       return;
     }
     const selector: Record<string, string | null> = { ...spec.selector };
     for (const k of write.staleSelector) selector[k] = null;
-    await this.core.patchNamespacedService(
-      {
-        namespace: metadata.namespace,
-        name: metadata.name,
-        body: { metadata, spec: { ...spec, selector } },
-      },
-      MERGE,
-    );
+    await kubeRequest(this.kc, {
+      method: 'PATCH',
+      path: `${services(metadata.namespace)}/${seg(metadata.name)}`,
+      body: { metadata, spec: { ...spec, selector } },
+      contentType: JSON_MERGE_PATCH,
+    });
   }
 
   async patchStatus(
@@ -70,16 +62,12 @@ export class KubeGatewayStatusApi implements GatewayStatusApi {
     status: Record<string, unknown>,
   ): Promise<void> {
     const plural = PLURALS[kind];
-    const body = { status };
-    if (kind === 'GatewayClass')
-      await this.custom.patchClusterCustomObjectStatus(
-        { group: GROUP, version: VERSION, plural, name, body },
-        MERGE,
-      );
-    else
-      await this.custom.patchNamespacedCustomObjectStatus(
-        { group: GROUP, version: VERSION, namespace, plural, name, body },
-        MERGE,
-      );
+    const scope = kind === 'GatewayClass' ? '' : `/namespaces/${seg(namespace)}`;
+    await kubeRequest(this.kc, {
+      method: 'PATCH',
+      path: `/apis/${GROUP}/${VERSION}${scope}/${plural}/${seg(name)}/status`,
+      body: { status },
+      contentType: JSON_MERGE_PATCH,
+    });
   }
 }

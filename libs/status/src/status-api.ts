@@ -1,12 +1,4 @@
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  NetworkingV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
+import { JSON_MERGE_PATCH, kubeRequest, kubeStatusIs, seg, type KubeCredentials } from '#core';
 import type { LoadBalancerIngress, NodeAddresses, PublishedService } from './lib/addresses.js';
 import type { Condition } from './lib/conditions.js';
 import type { EventWrite } from './lib/event-aggregator.js';
@@ -14,7 +6,10 @@ import type { EventWrite } from './lib/event-aggregator.js';
 const GROUP = 'haproxy-haptic.org';
 const VERSION = 'v1alpha1';
 const PLURAL = 'haproxytemplateconfigs';
-const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** The HAProxyTemplateConfig's path (its /status subresource below it). */
+export function configPath(namespace: string, name: string): string {
+  return `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${PLURAL}/${seg(name)}`;
+}
 
 /** The status the leader writes on the HAProxyTemplateConfig. */
 export interface ConfigStatusBody {
@@ -45,29 +40,25 @@ export interface StatusApi {
   writeEvent(write: EventWrite, reporter: { component: string; instance: string }): Promise<void>;
 }
 
-const notFound = (e: unknown) => e instanceof ApiException && e.code === 404;
+const notFound = (e: unknown) => kubeStatusIs(e, 404);
 
-/** StatusApi over @kubernetes/client-node (merge patches on the /status subresources). */
+/**
+ * StatusApi over the Kubernetes API with a client-node KubeConfig's credentials (merge patches on
+ * the /status subresources).
+ */
 export class KubeStatusApi implements StatusApi {
-  private readonly custom: CustomObjectsApi;
-  private readonly networking: NetworkingV1Api;
-  private readonly core: CoreV1Api;
+  constructor(private readonly kc: KubeCredentials) {}
 
-  constructor(kc: KubeConfig) {
-    this.custom = kc.makeApiClient(CustomObjectsApi);
-    this.networking = kc.makeApiClient(NetworkingV1Api);
-    this.core = kc.makeApiClient(CoreV1Api);
+  private patch(path: string, body: unknown): Promise<unknown> {
+    return kubeRequest(this.kc, { method: 'PATCH', path, body, contentType: JSON_MERGE_PATCH });
   }
 
   async readConfig(namespace: string, name: string): Promise<StoredConfig | undefined> {
     try {
-      const o = (await this.custom.getNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-      })) as { metadata?: { uid?: string }; status?: { conditions?: Condition[] } };
+      const o = await kubeRequest<{
+        metadata?: { uid?: string };
+        status?: { conditions?: Condition[] };
+      }>(this.kc, { method: 'GET', path: `${configPath(namespace, name)}/status` });
       return { uid: o.metadata?.uid ?? '', conditions: o.status?.conditions ?? [] };
     } catch (e) {
       if (notFound(e)) return undefined;
@@ -80,10 +71,7 @@ export class KubeStatusApi implements StatusApi {
     name: string,
     status: ConfigStatusBody,
   ): Promise<void> {
-    await this.custom.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: { status } },
-      MERGE,
-    );
+    await this.patch(`${configPath(namespace, name)}/status`, { status });
   }
 
   async patchIngressStatus(
@@ -92,15 +80,18 @@ export class KubeStatusApi implements StatusApi {
     entries: readonly LoadBalancerIngress[],
   ): Promise<void> {
     const loadBalancer = entries.length > 0 ? { ingress: entries } : { ingress: null };
-    await this.networking.patchNamespacedIngressStatus(
-      { namespace, name, body: { status: { loadBalancer } } },
-      MERGE,
+    await this.patch(
+      `/apis/networking.k8s.io/v1/namespaces/${seg(namespace)}/ingresses/${seg(name)}/status`,
+      { status: { loadBalancer } },
     );
   }
 
   async readService(namespace: string, name: string): Promise<PublishedService | undefined> {
     try {
-      return await this.core.readNamespacedService({ namespace, name });
+      return await kubeRequest<PublishedService>(this.kc, {
+        method: 'GET',
+        path: `/api/v1/namespaces/${seg(namespace)}/services/${seg(name)}`,
+      });
     } catch (e) {
       if (notFound(e)) return undefined;
       throw e;
@@ -108,23 +99,32 @@ export class KubeStatusApi implements StatusApi {
   }
 
   async listNodes(): Promise<readonly NodeAddresses[]> {
-    return (await this.core.listNode()).items;
+    return (
+      (
+        await kubeRequest<{ items?: NodeAddresses[] }>(this.kc, {
+          method: 'GET',
+          path: '/api/v1/nodes',
+        })
+      ).items ?? []
+    );
   }
 
   async writeEvent(
     w: EventWrite,
     reporter: { component: string; instance: string },
   ): Promise<void> {
+    const events = `/api/v1/namespaces/${seg(w.namespace)}/events`;
     if (w.op === 'update') {
-      await this.core.patchNamespacedEvent(
-        { namespace: w.namespace, name: w.name, body: { count: w.count, lastTimestamp: w.time } },
-        MERGE,
-      );
+      await this.patch(`${events}/${seg(w.name)}`, {
+        count: w.count,
+        lastTimestamp: w.time,
+      });
       return;
     }
     const { involved, type, reason, message } = w.record;
-    await this.core.createNamespacedEvent({
-      namespace: w.namespace,
+    await kubeRequest(this.kc, {
+      method: 'POST',
+      path: events,
       body: {
         metadata: { name: w.name, namespace: w.namespace },
         involvedObject: { ...involved },
@@ -132,8 +132,8 @@ export class KubeStatusApi implements StatusApi {
         reason,
         message,
         count: 1,
-        firstTimestamp: new Date(w.time),
-        lastTimestamp: new Date(w.time),
+        firstTimestamp: new Date(w.time).toISOString(),
+        lastTimestamp: new Date(w.time).toISOString(),
         source: { component: reporter.component },
         reportingComponent: reporter.component,
         reportingInstance: reporter.instance,

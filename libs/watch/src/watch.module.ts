@@ -1,5 +1,6 @@
 import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
-import { KubeConfig } from '@kubernetes/client-node';
+// The KubeConfig module alone, not client-node's index (see cli/client-node-hooks.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
 import { ClientNodeKubeApi } from './lib/client-node-api.js';

@@ -55,9 +55,9 @@ describe('the heap limit derived from the cgroup memory limit', () => {
   });
 
   it('gives the heap its share of the limit, leaving the rest for haproxy -c and the process', () => {
-    expect(HEAP_SHARE_OF_MEMORY_LIMIT).toBe(0.4);
-    expect(heapLimitMiB(512 * MIB)).toBe(204);
-    expect(heapLimitMiB(2048 * MIB)).toBe(819);
+    expect(HEAP_SHARE_OF_MEMORY_LIMIT).toBe(0.34);
+    expect(heapLimitMiB(512 * MIB)).toBe(174);
+    expect(heapLimitMiB(2048 * MIB)).toBe(696);
     expect(heapLimitMiB(50 * MIB)).toBe(64); // never below the floor
   });
 
@@ -75,11 +75,11 @@ describe('the heap limit derived from the cgroup memory limit', () => {
     const root = fakeCgroup({ 'memory.max': `${512 * MIB}\n` });
     const paths = { root, selfCgroup: '0::/\n' };
     expect(heapFlags([], {}, paths)).toEqual([
-      '--max-old-space-size=204',
+      '--max-old-space-size=174',
       '--max-semi-space-size=2',
     ]);
     // a semi-space size given by the operator is kept
-    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=204']);
+    expect(heapFlags(['--max-semi-space-size=8'], {}, paths)).toEqual(['--max-old-space-size=174']);
     expect(heapFlags(['--max-old-space-size=100'], {}, paths)).toBeUndefined();
     expect(
       heapFlags([], { NODE_OPTIONS: '--enable-source-maps --max-old-space-size=200' }, paths),

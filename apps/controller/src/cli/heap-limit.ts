@@ -5,19 +5,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Share of the cgroup memory limit given to the V8 old-space heap (204 MiB of 512 Mi). V8 lets
+ * Share of the cgroup memory limit given to the V8 old-space heap (174 MiB of 512 Mi). V8 lets
  * the heap grow towards its limit before collecting, so the limit, more than the live data, sets
- * the resident size: at 10,000 Ingresses a 307 MiB limit (60 %) held 360 MiB resident, 256 MiB
- * (50 %) 325 MiB, 230 MiB (45 %) 285 MiB. With less kept per render (the live heap now peaks
- * between 166 and 176 MiB: 176 MiB ran out of heap, as 200 MiB did on the code before), 204 MiB
- * (40 %) leaves about 30 MiB of margin and holds about 260 MiB resident. The other 60 % holds
- * what the heap limit does not bound: the process's memory outside the old-space heap (the node
- * binary, code, native buffers, the young generation; about 90 MiB) and the one `haproxy -c`
+ * the resident size: at 10,000 Ingresses a 307 MiB limit (60 %) held 360 MiB resident, 230 MiB
+ * (45 %) 285 MiB, 204 MiB (40 %) 264-269 MiB at its peak. Since client-node loads without its
+ * generated API clients (cli/client-node-hooks.ts, about 21 MiB of heap fewer) the live heap at
+ * 10,000 peaks between 150 and 158 MiB (a 150 MiB limit ran out of heap, 158 MiB did not), so
+ * 174 MiB (34 %) leaves 16-24 MiB of margin and peaks at 251-254 MiB resident. The other 66 %
+ * holds what the heap limit does not bound: the process's memory outside the old-space heap (the
+ * node binary, code, native buffers, the young generation; about 80 MiB) and the one `haproxy -c`
  * validation runs at a time (ValidationService's concurrency is 1; about 54 MiB at 1,000 and at
  * 10,000 Ingresses, since it checks a large configuration in parts). See
  * docs/operations/performance.md ("Budget").
  */
-export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.4;
+export const HEAP_SHARE_OF_MEMORY_LIMIT = 0.34;
 
 /** Smallest heap limit haptic sets (below this it would not start its modules). */
 export const MIN_HEAP_MIB = 64;

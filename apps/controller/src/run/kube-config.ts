@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// The KubeConfig module alone, not client-node's index (see cli/client-node-hooks.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { HapticError } from '#core';
 
 /** `haptic run` cannot start: bad flags, no credentials, an unreadable kubeconfig. Exit code 2. */
