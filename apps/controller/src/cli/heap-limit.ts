@@ -82,7 +82,7 @@ export const MAX_SEMI_SPACE_MIB = 16;
 
 /**
  * The semi-space size in MiB for a heap limit: 1/64 of it, rounded down to a power of two, 1 to
- * 16 MiB (2 MiB for the chart's 204 MiB). V8 otherwise gives every heap above about 256 MiB the
+ * 16 MiB (2 MiB for the chart's 174 MiB). V8 otherwise gives every heap above about 256 MiB the
  * full 16 MiB, so its new space (two semi-spaces) holds 32 MiB resident; haptic's short-lived
  * garbage (render output, JSON bodies) is promoted or collected at the same rate either way.
  */
