@@ -66,6 +66,23 @@ export interface KubeRequest {
   readonly timeoutMs?: number;
 }
 
+/**
+ * The reason and message of an API server's error answer: its `Status` body's, else the HTTP
+ * reason phrase and the start of the body.
+ */
+export function kubeStatusOf(status: number, body: string): { reason: string; message: string } {
+  let reason = http.STATUS_CODES[status] ?? 'Unknown';
+  let message = body.slice(0, 200);
+  try {
+    const s = JSON.parse(body) as { reason?: string; message?: string };
+    reason = s.reason ?? reason;
+    message = s.message ?? message;
+  } catch {
+    // not a Status: the start of the body is the message
+  }
+  return { reason, message };
+}
+
 /** Sends one request and returns its JSON answer; an error status throws KubeRestError. */
 export async function kubeRequest<T = unknown>(kc: KubeCredentials, req: KubeRequest): Promise<T> {
   const { method, path } = req;
@@ -102,16 +119,8 @@ export async function kubeRequest<T = unknown>(kc: KubeCredentials, req: KubeReq
     },
   );
   if (status < 200 || status > 299) {
-    let reason = http.STATUS_CODES[status] ?? 'Unknown';
-    let detail = text.slice(0, 200);
-    try {
-      const s = JSON.parse(text) as { reason?: string; message?: string };
-      reason = s.reason ?? reason;
-      detail = s.message ?? detail;
-    } catch {
-      // not a Status: the start of the body is the detail
-    }
-    throw new KubeRestError(status, reason, detail, method, path);
+    const { reason, message } = kubeStatusOf(status, text);
+    throw new KubeRestError(status, reason, message, method, path);
   }
   try {
     return (text === '' ? {} : JSON.parse(text)) as T;

@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeStatusOf } from '#core';
 import {
   KubeApiError,
   KubeTransportError,
@@ -191,15 +192,7 @@ function statusError(
   path: string,
   retryAfter?: string,
 ): KubeApiError {
-  let reason = http.STATUS_CODES[status] ?? 'Unknown';
-  let message = body.slice(0, 200);
-  try {
-    const s = JSON.parse(body) as { reason?: string; message?: string };
-    reason = s.reason ?? reason;
-    message = s.message ?? message;
-  } catch {
-    // Not a Status: keep the start of the body as the message.
-  }
+  const { reason, message } = kubeStatusOf(status, body);
   const after = Number(retryAfter ?? 0);
   return new KubeApiError(
     status,
