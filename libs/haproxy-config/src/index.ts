@@ -10,3 +10,6 @@ export * from './lib/config-model.js';
 export * from './lib/config-diff.js';
 export * from './lib/config-diff-text.js';
 export * from './lib/crt-list.js';
+export * from './lib/word-meaning.js';
+export * from './lib/arg-kinds.js';
+export * from './lib/arg-place.js';
