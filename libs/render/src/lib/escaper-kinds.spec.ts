@@ -110,6 +110,15 @@ describe('the escaper writes untrusted values for the argument kind where {{ }} 
     ).toMatch(/watched object/);
   });
 
+  it('haproxy_quote where the kind is not known: an untrusted % is refused, a $ escaped', () => {
+    expect(
+      line(`{{ "x" }} {{ "y" }} {{ ${V} | haproxy_quote }}`, 'ok%[env(HOME)]').refused,
+    ).toMatch(/unknown kind/);
+    expect(line(`some-directive {{ ${V} | haproxy_quote }}`, '${HOME}').line).toBe(
+      'some-directive "\\${HOME}"',
+    );
+  });
+
   it('typed filters write for the kind too: haproxy_quote in a log-format doubles %', () => {
     for (const tag of [...REPRODUCERS, ...ENV]) {
       const q = line(`http-request set-header X-A {{ ${V} | haproxy_quote }}`, tag);

@@ -189,17 +189,12 @@ function kindName(place: ArgPlace): string {
 /** A filter's word at `place`: written for the argument's kind there (see `QuotedWord`). */
 function placedWord(ctx: Context, word: QuotedWord, place: ArgPlace | undefined): string {
   const plain = word.toString();
-  if (place === undefined || place.comment) {
+  if (place === undefined || place.comment || (place.kind === undefined && !word.kind)) {
     // the kind is not known: the filter's own text, unless an untrusted `%` might be live
     if (word.kind === undefined && word.value.includes('%')) {
       const source = untrustedSource(ctx, word.value);
       if (source)
-        refuse(
-          ctx,
-          word.value,
-          source.object,
-          `holds "%" in ${kindName(place ?? { quoting: 'none', inSampleArgs: false, comment: false })}`,
-        );
+        refuse(ctx, word.value, source.object, 'holds "%" in an argument of unknown kind');
     }
     return plain;
   }
