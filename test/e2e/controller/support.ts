@@ -31,7 +31,7 @@ export function getWithHost(
 
 /** Polls until `check` returns a value, or fails with the last observation after `timeoutMs`. */
 export function eventually<T>(
-  what: string,
+  what: string | (() => string),
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 20_000,
 ): Promise<T> {
