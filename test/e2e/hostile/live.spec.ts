@@ -20,6 +20,7 @@ import {
   getWithHost,
   haptic,
   root,
+  printedPort,
   type HapticProcess,
 } from '../controller/support.js';
 
@@ -154,10 +155,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
       ...['--address', '127.0.0.1', '--health-port', '0', '--metrics-port', '0'],
       ...['--log-level', 'warn', '--identity', 'hostile'],
     ]);
-    health = await eventually('the controller to print its ports', () => {
-      const m = /"healthPort":(\d+)/.exec(controller.output());
-      return m ? Number(m[1]) : undefined;
-    });
+    health = await printedPort(controller);
     await eventually(
       'good.example.com to be served',
       async () => ((await via('good.example.com')).status === 200 ? true : undefined),
