@@ -58,7 +58,7 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     '`cookie <name> insert indirect nocache` and a cookie per server.',
     {
       refusedValues: [
-        { value: /^(?!cookie$).*/i, reason: 'ingress-nginx knows only `cookie` affinity.' },
+        { value: /^(?!cookie$).+/i, reason: 'ingress-nginx knows only `cookie` affinity.' },
       ],
     },
   ),

@@ -101,6 +101,8 @@ describe('judgeAnnotation', () => {
       detail: 'not yet honoured by the ingress-nginx library',
     });
     expect(judge('affinity', 'cookie').verdict).toBe('not-yet-honoured');
+    // empty: no affinity, as in ingress-nginx
+    expect(judge('affinity', '').verdict).toBe('not-yet-honoured');
     expect(judge('auth-url', 'http://auth').detail).toBe('planned: issue 35, not refused');
     expect(judge('server-snippet', 'return 200;')).toMatchObject({
       verdict: 'refused',
