@@ -35,3 +35,28 @@ export {
   RENDER_SNAPSHOT_SOURCE,
   type RenderSnapshotSource,
 } from './render.listener.js';
+export {
+  NGINX_PREFIX,
+  ANNOTATION_GROUPS,
+  type AnnotationGroup,
+  type AnnotationStatus,
+  type NginxAnnotation,
+} from './lib/ingress-nginx/catalogue-types.js';
+export {
+  NGINX_ANNOTATIONS,
+  nginxAnnotation,
+  judgeAnnotation,
+  type AnnotationVerdict,
+  type Verdict,
+} from './lib/ingress-nginx/catalogue.js';
+export {
+  MigrateExit,
+  MigrateInputError,
+  VERDICTS,
+  formatMigrationReport,
+  ingressesOf,
+  migrationReport,
+  type IngressInput,
+  type IngressVerdicts,
+  type MigrationReport,
+} from './lib/ingress-nginx/migrate.js';

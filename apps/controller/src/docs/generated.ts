@@ -4,6 +4,7 @@ import { parseDocument, isMap, isScalar, type YAMLMap } from 'yaml';
 import { fieldsOf, templateConfigCrd, TemplateConfigSpec } from '#core';
 import { buildProgram } from '../cli/cli.js';
 import { cliReference } from './cli-reference.js';
+import { ingressNginxReference } from './ingress-nginx-reference.js';
 import { fieldTable, schemaRows, type JsonSchema } from './schema-reference.js';
 
 const GENERATED =
@@ -121,5 +122,6 @@ export async function generatedDocs(root: string): Promise<Map<string, string>> 
     ['docs/reference/config.md', configReference()],
     ['docs/reference/values.md', await valuesReference(root)],
     ['docs/reference/cli.md', cliReference(program)],
+    ['docs/ingress-nginx.md', ingressNginxReference(GENERATED)],
   ]);
 }

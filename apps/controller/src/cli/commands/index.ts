@@ -5,6 +5,7 @@ import { configCommand } from './config.command.js';
 import { echoCommand } from './echo.command.js';
 import { haproxyCommand } from './haproxy.command.js';
 import { kubeSimCommand } from './kube-sim.command.js';
+import { migrateCommand } from './migrate.command.js';
 import { nodeSimCommand } from './node-sim.command.js';
 import { renderCommand } from './render.command.js';
 import { runCommand } from './run.command.js';
@@ -24,6 +25,7 @@ export const commands: readonly CliCommand[] = [
   runCommand,
   syncCommand,
   validateCommand,
+  migrateCommand,
   haproxyCommand,
   benchCommand,
 ];

@@ -1,0 +1,59 @@
+import { ANNOTATION_GROUPS, NGINX_ANNOTATIONS, NGINX_PREFIX, type NginxAnnotation } from '#render';
+import { cell } from './schema-reference.js';
+
+/** The status cell: the status and what qualifies it (deviation, reason, plan, refused values). */
+function statusCell(a: NginxAnnotation): string {
+  const parts: string[] = [a.status];
+  if (a.status === 'deviation' && a.deviation) parts.push(`(${a.deviation})`);
+  if (a.status === 'refused' && a.reason) parts.push(`(${a.reason})`);
+  if (a.planned) parts.push(`(planned: ${a.planned}, not refused)`);
+  for (const v of a.refusedValues ?? [])
+    parts.push(`— value \`${v.value.source}\` refused: ${v.reason}`);
+  return cell(parts.join(' '));
+}
+
+function groupTable(rows: readonly NginxAnnotation[]): string[] {
+  return [
+    '| annotation | ingress-nginx | haptic (HAProxy) | status |',
+    '| ---------- | ------------- | ---------------- | ------ |',
+    ...rows.map(
+      (a) => `| \`${a.name}\` | ${cell(a.meaning)} | ${cell(a.haproxy)} | ${statusCell(a)} |`,
+    ),
+  ];
+}
+
+/** docs/ingress-nginx.md: every catalogued annotation, generated from the catalogue. */
+export function ingressNginxReference(generated: string): string {
+  const count = (s: string): number => NGINX_ANNOTATIONS.filter((a) => a.status === s).length;
+  return [
+    '# ingress-nginx annotations',
+    '',
+    generated,
+    '',
+    `Every \`${NGINX_PREFIX}*\` annotation haptic knows, from the one catalogue in`,
+    '`libs/render/src/lib/ingress-nginx/` that `haptic migrate --from ingress-nginx` and the',
+    'ingress-nginx library also read: what it means in ingress-nginx (its user guide and e2e',
+    "annotation tests are the specification), haptic's HAProxy mapping (the intended one while not",
+    'yet honoured) and its status:',
+    '',
+    '- `honoured`: implemented in the ingress-nginx library and tested by a conformance case;',
+    '- `deviation`: honoured with the documented difference;',
+    '- `refused`: never honoured, with the reason (an Ingress carrying it is told so);',
+    '- `not-yet-honoured`: not built yet (the authentication annotations are planned in issue 35',
+    '  and are not refused).',
+    '',
+    `Today: ${count('honoured')} honoured, ${count('deviation')} with a deviation, ${count('refused')} refused, ${count('not-yet-honoured')} not yet honoured.`,
+    '',
+    'Check Ingresses before switching: `haptic migrate --from ingress-nginx -f dump.yaml` (a',
+    '`kubectl get ingress -A -o yaml` dump) or `--kubeconfig FILE -A`. It exits 0 when every',
+    'annotation is honoured, 3 when some are honoured with a deviation, 4 when any is refused, not',
+    'yet honoured or unknown (1 and 2 keep their meaning: failure, bad input).',
+    '',
+    ...ANNOTATION_GROUPS.flatMap((g) => [
+      `## ${g}`,
+      '',
+      ...groupTable(NGINX_ANNOTATIONS.filter((a) => a.group === g)),
+      '',
+    ]),
+  ].join('\n');
+}

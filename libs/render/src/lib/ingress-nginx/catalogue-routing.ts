@@ -1,0 +1,203 @@
+// Catalogue rows: redirects, rewrites and backends (meanings from ingress-nginx's annotation guide).
+import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
+
+/** A row not yet honoured: what ingress-nginx does and the HAProxy mapping haptic will use. */
+export function pending(
+  group: AnnotationGroup,
+  name: string,
+  meaning: string,
+  haproxy: string,
+  more: Partial<NginxAnnotation> = {},
+): NginxAnnotation {
+  return { name, group, meaning, haproxy, status: 'not-yet-honoured', ...more };
+}
+
+const R: AnnotationGroup = 'Redirects and rewrites';
+const B: AnnotationGroup = 'Backends';
+
+export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
+  pending(
+    R,
+    'ssl-redirect',
+    'Redirect HTTP to HTTPS (308) when the host has TLS; on by default.',
+    "`http-request redirect scheme https code 308` on the host's paths when it has TLS.",
+  ),
+  pending(
+    R,
+    'force-ssl-redirect',
+    'Redirect HTTP to HTTPS even without TLS on the Ingress (e.g. TLS ended in front).',
+    '`http-request redirect scheme https code 308` unless the request is already HTTPS.',
+  ),
+  pending(
+    R,
+    'permanent-redirect',
+    'Answer every request with a redirect to this URL (301 by default).',
+    '`http-request redirect location <url> code 301`, the URL escaped.',
+  ),
+  pending(
+    R,
+    'permanent-redirect-code',
+    'The status of permanent-redirect (300-308; 301 otherwise).',
+    'The `code` of the redirect rule.',
+  ),
+  pending(
+    R,
+    'temporal-redirect',
+    'Answer every request with a 302 redirect to this URL.',
+    '`http-request redirect location <url> code 302`.',
+  ),
+  pending(
+    R,
+    'app-root',
+    'Redirect requests for `/` to this path (302).',
+    '`http-request redirect location <path> code 302 if { path / }`.',
+  ),
+  pending(
+    R,
+    'rewrite-target',
+    "Rewrite the matched path to this target before proxying; `$1`… refer to the path's capture groups (implies use-regex).",
+    "`http-request replace-path` with the path's regular expression and the target's groups as `\\1`….",
+  ),
+  pending(
+    R,
+    'use-regex',
+    'Treat every path of the host as a case-insensitive regular expression (nginx `~*`), ordered longest first.',
+    "A `path_reg -i` match per path, in ingress-nginx's location order.",
+  ),
+  pending(
+    R,
+    'from-to-www-redirect',
+    'Redirect `www.host` to `host` (or the reverse) with a 308.',
+    "A redirect rule on the other name's host match.",
+  ),
+  pending(
+    R,
+    'preserve-trailing-slash',
+    'Keep the trailing slash of the URL in the ssl-redirect Location.',
+    'The redirect built from the original path.',
+  ),
+  pending(
+    R,
+    'x-forwarded-prefix',
+    'Send `X-Forwarded-Prefix` with this value to the backend.',
+    '`http-request set-header X-Forwarded-Prefix <value>`, escaped.',
+  ),
+  pending(
+    R,
+    'server-alias',
+    "Additional host names (comma-separated) served like the Ingress's host.",
+    "The aliases added to the host's match.",
+  ),
+  pending(
+    R,
+    'upstream-vhost',
+    'The Host header sent to the backend.',
+    '`http-request set-header Host <value>`, escaped.',
+  ),
+  pending(
+    B,
+    'backend-protocol',
+    'The protocol to the backend: HTTP, HTTPS, GRPC, GRPCS, AUTO_HTTP, FCGI.',
+    'Server options: `ssl` for HTTPS/GRPCS, `proto h2` for GRPC(S).',
+    {
+      refusedValues: [
+        {
+          value: /^fcgi$/i,
+          reason:
+            "HAProxy's FastCGI applications are not generated from an Ingress; serve FastCGI behind an HTTP server.",
+        },
+      ],
+    },
+  ),
+  pending(
+    B,
+    'service-upstream',
+    "Proxy to the Service's cluster IP instead of its endpoints.",
+    'One server line at the ClusterIP and port.',
+  ),
+  pending(
+    B,
+    'default-backend',
+    'The Service (same namespace) answering when no endpoint is available, and for custom-http-errors.',
+    'A fallback backend used when the main one has no usable server.',
+  ),
+  pending(
+    B,
+    'custom-http-errors',
+    "Status codes of the backend answer replaced by the default backend's, which gets `X-Code`, `X-Format`, `X-Original-URI`… headers.",
+    'An `http-response` rule retrying the request at the default backend with those headers.',
+  ),
+  pending(
+    B,
+    'proxy-body-size',
+    'The largest request body accepted (nginx size, e.g. `8m`); larger answers 413.',
+    '`http-request deny deny_status 413 if { req.body_size gt N }` plus a Content-Length check.',
+  ),
+  pending(
+    B,
+    'proxy-connect-timeout',
+    'Timeout for connecting to the backend (seconds).',
+    '`timeout connect`.',
+  ),
+  pending(
+    B,
+    'proxy-read-timeout',
+    'Timeout between two reads from the backend (seconds).',
+    '`timeout server`.',
+  ),
+  pending(
+    B,
+    'proxy-send-timeout',
+    'Timeout between two writes to the backend (seconds).',
+    '`timeout server` (HAProxy has one timeout for both directions).',
+  ),
+  pending(
+    B,
+    'proxy-next-upstream',
+    'On which failures the request goes to the next endpoint (error, timeout, http_502…).',
+    '`retry-on` with the matching HAProxy conditions and `option redispatch`.',
+  ),
+  pending(
+    B,
+    'proxy-next-upstream-timeout',
+    'The time limit of passing a request on to the next endpoint.',
+    'Bounded by `timeout connect` and the retries.',
+  ),
+  pending(B, 'proxy-next-upstream-tries', 'How many endpoints are tried.', '`retries`.'),
+  pending(
+    B,
+    'proxy-buffering',
+    "Buffer the backend's answer.",
+    'None needed: HAProxy streams; to be documented as a no-op.',
+  ),
+  pending(
+    B,
+    'proxy-request-buffering',
+    'Buffer the request body before proxying.',
+    '`option http-buffer-request` when on.',
+  ),
+  pending(
+    B,
+    'proxy-buffer-size',
+    "The size of the buffer for the answer's headers.",
+    "None per backend (HAProxy's `tune.bufsize` is global); to be documented as a no-op.",
+  ),
+  pending(
+    B,
+    'load-balance',
+    'The balancing algorithm: round_robin or ewma.',
+    '`balance roundrobin` (ewma as `leastconn`).',
+  ),
+  pending(
+    B,
+    'upstream-hash-by',
+    'Consistent hashing on an nginx variable (e.g. `$request_uri`).',
+    '`balance hash` on the matching fetch with `hash-type consistent`.',
+  ),
+  pending(
+    B,
+    'ssl-passthrough',
+    'Pass TLS through to the backend by SNI, without terminating it.',
+    'A TCP frontend routing on `req.ssl_sni` to the backend.',
+  ),
+];

@@ -1,0 +1,218 @@
+// Catalogue rows: canary, session affinity, CORS, access and rate limits, headers.
+import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
+import { pending } from './catalogue-routing.js';
+
+const C: AnnotationGroup = 'Canary';
+const S: AnnotationGroup = 'Session affinity';
+const O: AnnotationGroup = 'CORS';
+const A: AnnotationGroup = 'Access and rate limits';
+const H: AnnotationGroup = 'Headers';
+
+export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
+  pending(
+    C,
+    'canary',
+    'This Ingress is the canary of the Ingress with the same host and path.',
+    "A second backend chosen by the canary rules before the mainline's `use_backend`.",
+  ),
+  pending(
+    C,
+    'canary-by-header',
+    'Requests with this header `always` go to the canary, `never` to the mainline.',
+    '`use_backend` on `req.hdr(<name>)`.',
+  ),
+  pending(
+    C,
+    'canary-by-header-value',
+    'The header value sending a request to the canary (instead of `always`).',
+    'An exact `req.hdr` match.',
+  ),
+  pending(
+    C,
+    'canary-by-header-pattern',
+    'A regular expression on the header value sending a request to the canary.',
+    'A `req.hdr -m reg` match.',
+  ),
+  pending(
+    C,
+    'canary-by-cookie',
+    'Requests with this cookie `always` go to the canary, `never` to the mainline.',
+    '`use_backend` on `req.cook(<name>)`.',
+  ),
+  pending(
+    C,
+    'canary-weight',
+    'The share of other requests sent to the canary (of canary-weight-total).',
+    '`rand(<total>)` compared with the weight.',
+  ),
+  pending(
+    C,
+    'canary-weight-total',
+    'The total of canary-weight (100 by default).',
+    'The range of `rand`.',
+  ),
+  pending(
+    S,
+    'affinity',
+    'Sticky sessions; only `cookie` exists.',
+    '`cookie <name> insert indirect nocache` and a cookie per server.',
+    {
+      refusedValues: [
+        { value: /^(?!cookie$).+/i, reason: 'ingress-nginx knows only `cookie` affinity.' },
+      ],
+    },
+  ),
+  pending(
+    S,
+    'affinity-mode',
+    '`balanced` (rebalance when endpoints scale) or `persistent` (never move).',
+    'HAProxy keeps a session on its server in both; balanced redistributes nothing.',
+  ),
+  pending(
+    S,
+    'affinity-canary-behavior',
+    '`sticky` keeps canary users on the canary, `legacy` re-chooses.',
+    'The canary rule checks the affinity cookie first when sticky.',
+  ),
+  pending(
+    S,
+    'session-cookie-name',
+    "The cookie's name (`INGRESSCOOKIE` by default).",
+    'The `cookie` name.',
+  ),
+  pending(
+    S,
+    'session-cookie-path',
+    "The cookie's Path (the Ingress path by default).",
+    '`attr "Path=…"`.',
+  ),
+  pending(S, 'session-cookie-domain', "The cookie's Domain.", '`domain`.'),
+  pending(
+    S,
+    'session-cookie-expires',
+    "The cookie's Expires, in seconds from now.",
+    '`attr "Expires=…"` / `maxlife`.',
+  ),
+  pending(
+    S,
+    'session-cookie-max-age',
+    "The cookie's Max-Age in seconds.",
+    '`attr "Max-Age=…"` and `maxlife`.',
+  ),
+  pending(S, 'session-cookie-secure', "Set the cookie's Secure flag.", '`secure`.'),
+  pending(
+    S,
+    'session-cookie-samesite',
+    "The cookie's SameSite (None, Lax, Strict).",
+    '`attr "SameSite=…"`.',
+  ),
+  pending(
+    S,
+    'session-cookie-conditional-samesite-none',
+    'Omit `SameSite=None` for clients known to mishandle it.',
+    'A User-Agent check choosing between two cookie attributes.',
+  ),
+  pending(
+    S,
+    'session-cookie-change-on-failure',
+    'Issue a new cookie when the chosen endpoint failed.',
+    '`option redispatch` (HAProxy re-sets the cookie).',
+  ),
+  pending(
+    O,
+    'enable-cors',
+    'Answer CORS preflights (204) and add CORS headers to answers.',
+    '`http-request return status 204` for OPTIONS preflights and `http-after-response set-header` for the rest.',
+  ),
+  pending(
+    O,
+    'cors-allow-origin',
+    'Allowed origins: `*`, a list, `*.` wildcards one level deep, ports as written.',
+    'The Origin matched against the list; the matching origin echoed.',
+  ),
+  pending(
+    O,
+    'cors-allow-methods',
+    '`Access-Control-Allow-Methods` (GET, PUT, POST, DELETE, PATCH, OPTIONS by default).',
+    'Set on the preflight answer.',
+  ),
+  pending(
+    O,
+    'cors-allow-headers',
+    '`Access-Control-Allow-Headers` (a default list).',
+    'Set on the preflight answer.',
+  ),
+  pending(
+    O,
+    'cors-allow-credentials',
+    '`Access-Control-Allow-Credentials` (true by default).',
+    'Set on answers.',
+  ),
+  pending(
+    O,
+    'cors-max-age',
+    '`Access-Control-Max-Age` (1728000 by default).',
+    'Set on the preflight answer.',
+  ),
+  pending(O, 'cors-expose-headers', '`Access-Control-Expose-Headers`.', 'Set on answers.'),
+  pending(
+    A,
+    'whitelist-source-range',
+    'Only these client CIDRs may connect; others get 403.',
+    '`http-request deny deny_status 403 unless { src <cidrs> }`.',
+  ),
+  pending(
+    A,
+    'allowlist-source-range',
+    'The newer name of whitelist-source-range.',
+    'As whitelist-source-range.',
+  ),
+  pending(
+    A,
+    'denylist-source-range',
+    'These client CIDRs get 403.',
+    '`http-request deny deny_status 403 if { src <cidrs> }`.',
+  ),
+  pending(
+    A,
+    'limit-rps',
+    'Requests per second per client address; excess answered 503 (limit-req-status-code).',
+    'A stick table tracking `src` with `http_req_rate(1s)` and `deny deny_status 503`.',
+  ),
+  pending(
+    A,
+    'limit-rpm',
+    'Requests per minute per client address.',
+    'As limit-rps with `http_req_rate(1m)`.',
+  ),
+  pending(
+    A,
+    'limit-connections',
+    'Concurrent connections per client address.',
+    'A stick table with `conn_cur`.',
+  ),
+  pending(
+    A,
+    'limit-burst-multiplier',
+    'The burst allowed above limit-rps/rpm (5 by default).',
+    'The rate threshold multiplied.',
+  ),
+  pending(
+    A,
+    'limit-whitelist',
+    'Client CIDRs not rate limited.',
+    'The limit rules skipped `if { src <cidrs> }`.',
+  ),
+  pending(
+    H,
+    'custom-headers',
+    'Headers from a ConfigMap (namespace/name) added to the answer.',
+    '`http-after-response set-header`, each value escaped.',
+  ),
+  pending(
+    A,
+    'satisfy',
+    '`any`: access or authentication suffices; `all` (default): both are needed.',
+    'The deny rules combined with the authentication rule.',
+  ),
+];
