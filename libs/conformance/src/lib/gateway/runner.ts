@@ -11,6 +11,7 @@ import { serverCertificate, suiteSecrets } from './fixtures.js';
 import { gatewayCondition, gatewayListeners, routeCondition } from './status-checks.js';
 import { consecutive, goServerIdentity, judgeReply, type HttpExpectation } from './judge.js';
 import { judgeHttpAnswer, sampleShares, weightedTest } from './weighted.js';
+import { routeConditionOf, routeParents } from './route-parents.js';
 import { GRPC_CASES } from './grpc-cases.js';
 import { grpcSuiteSecrets, grpcTraffic, isGrpcCase } from './grpc-run.js';
 
@@ -131,10 +132,6 @@ interface GatewayObject {
     listeners?: { name: string; attachedRoutes: number; conditions?: Condition[] }[];
   };
 }
-interface RouteObject {
-  metadata: { generation?: number };
-  status?: { parents?: { controllerName: string; conditions: Condition[] }[] };
-}
 
 const cond = (list: Condition[] | undefined, type: string) => list?.find((c) => c.type === type);
 
@@ -163,35 +160,18 @@ async function gatewayAddress(stack: Stack, name: string): Promise<string> {
   );
 }
 
+/** Upstream's GatewayAndRoutesMustBeAccepted for one route: each Gateway it names shows its expected Accepted and ResolvedRefs. */
 async function routeSettled(stack: Stack, r: RouteCheck): Promise<void> {
   const plural = r.kind === 'GRPCRoute' ? 'grpcroutes' : 'httproutes';
   const path = `/apis/gateway.networking.k8s.io/v1/namespaces/${r.namespace ?? INFRA}/${plural}/${r.name}`;
-  const accepted = r.accepted ?? 'Accepted';
-  const refs = r.resolvedRefs ?? 'ResolvedRefs';
-  let last = 'no status';
-  await waitFor(
-    `${r.name}: Accepted ${accepted} and ResolvedRefs ${refs} (last: ${last})`,
-    async () => {
-      const o = await stack.get<RouteObject>(path);
-      const mine = o?.status?.parents?.filter((p) => p.controllerName === CONTROLLER) ?? [];
-      last = JSON.stringify(
-        mine.map((p) => p.conditions.map((c) => `${c.type}=${c.reason}@${c.observedGeneration}`)),
-      );
-      const ok =
-        mine.length > 0 &&
-        mine.every(
-          (p) =>
-            cond(p.conditions, 'Accepted')?.reason === accepted &&
-            cond(p.conditions, 'ResolvedRefs')?.reason === refs &&
-            p.conditions.every((c) => c.observedGeneration === o?.metadata.generation),
-        );
-      return ok ? true : undefined;
-    },
-    60_000,
-    200,
-  ).catch((e: unknown) => {
-    throw new Error(`${String(e)}; last seen ${last}`);
+  const why = await routeParents(stack, path, {
+    controller: CONTROLLER,
+    conditions: [
+      routeConditionOf('Accepted', r.accepted ?? 'Accepted'),
+      routeConditionOf('ResolvedRefs', r.resolvedRefs ?? 'ResolvedRefs'),
+    ],
   });
+  if (why) throw new Error(why);
 }
 
 async function attachedSettled(
