@@ -73,4 +73,25 @@ describe('conformance checks fail when they should', () => {
     expect(() => check.expectCertificateFor('DNS:other.com', 'foo.bar.com')).toThrow(/other.com/);
     expect(() => check.expectCertificateFor('DNS:foo.bar.com', 'foo.bar.com')).not.toThrow();
   });
+
+  it('an address that appears in the status after 1 s fails the "no address" step', async () => {
+    const start = Date.now();
+    let reads = 0;
+    const late = () => {
+      reads += 1;
+      return Promise.resolve(Date.now() - start >= 1_000 ? ['127.0.0.1'] : []);
+    };
+    expect(check.STATUS_ADDRESS_GRACE_MS).toBeGreaterThan(1_000);
+    await expect(check.expectNoAddressFor(late, 1_500, 50)).rejects.toThrow(
+      /the Ingress status names 127\.0\.0\.1 \(watched for 1500 ms\)/,
+    );
+    // a one-shot read at the start (the old step) saw nothing: the poll is what catches it
+    expect(reads).toBeGreaterThan(1);
+  });
+
+  it('a status that stays empty through the grace period passes the "no address" step', async () => {
+    const start = Date.now();
+    await check.expectNoAddressFor(() => Promise.resolve([]), 300, 50);
+    expect(Date.now() - start).toBeGreaterThanOrEqual(300);
+  });
 });

@@ -117,3 +117,27 @@ export function expectCertificateFor(altNames: string | undefined, host: string)
   if (!names.includes(`DNS:${host}`))
     fail(`expected the server certificate to name ${host}, it names ${altNames ?? 'nothing'}`);
 }
+
+/**
+ * How long the "no address in status" step watches the status: as long as the positive step
+ * allows an address to appear, so an address that step would accept cannot slip past this one.
+ * (Upstream waits its whole 5-minute status time-out for an address and fails if one appears.)
+ */
+export const STATUS_ADDRESS_GRACE_MS = 10_000;
+
+/** Polls `read` (the status addresses) for `graceMs` and fails as soon as it names one. */
+export async function expectNoAddressFor(
+  read: () => Promise<readonly string[]>,
+  graceMs = STATUS_ADDRESS_GRACE_MS,
+  pauseMs = 250,
+): Promise<void> {
+  const end = Date.now() + graceMs;
+  for (;;) {
+    const addresses = await read();
+    if (addresses.length > 0)
+      fail(`the Ingress status names ${addresses.join(', ')} (watched for ${graceMs} ms)`);
+    const left = end - Date.now();
+    if (left <= 0) return;
+    await new Promise((r) => setTimeout(r, Math.min(pauseMs, left)));
+  }
+}

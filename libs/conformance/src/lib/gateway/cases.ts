@@ -312,13 +312,16 @@ export const GATEWAY_CASES: readonly GatewayCase[] = [
         seen: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' },
       }),
       v(1, '/set', {
-        headers: { 'X-Header-Set': 'some-other-value' },
-        seen: { 'X-Header-Set': 'set-overwrites-values' },
+        headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' },
+        seen: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' },
       }),
-      v(1, '/add', { seen: { 'X-Header-Add': 'add-appends-values' } }),
       v(1, '/add', {
-        headers: { 'X-Header-Add': 'some-other-value' },
-        seen: { 'X-Header-Add': 'some-other-value,add-appends-values' },
+        headers: { 'Some-Other-Header': 'val' },
+        seen: { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' },
+      }),
+      v(1, '/add', {
+        headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' },
+        seen: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' },
       }),
       v(1, '/remove', {
         headers: { 'X-Header-Remove': 'val' },

@@ -1,6 +1,7 @@
 import { generateCertificate, type KubeObject } from '#kube-sim';
-import type { GatewayCase } from './cases.js';
-import { consecutive, judgeShares } from './judge.js';
+import { INFRA, type GatewayCase } from './cases.js';
+import { consecutive } from './judge.js';
+import { sampleShares, weightedTest, type Judged } from './weighted.js';
 import type { GrpcCase } from './grpc-cases.js';
 import { GrpcEchoClient } from './grpc-client.js';
 import { judgeRpc, type GrpcExpectation } from './grpc-judge.js';
@@ -54,38 +55,26 @@ async function expectRpc(t: GrpcTargets, x: GrpcExpectation): Promise<string | u
   }
 }
 
-/** One sample of 500 `Echo` calls (10 in flight, a fresh client and an `x-jitter` each, as upstream). */
-async function sample(
-  target: string,
-  weights: Readonly<Record<string, number>>,
-): Promise<Record<string, number> | string> {
-  const counts: Record<string, number> = {};
-  let next = 0;
-  let failure: string | undefined;
-  const worker = async () => {
-    while (next < 500 && failure === undefined) {
-      const i = next++;
-      const client = new GrpcEchoClient(target, undefined);
-      const reply = await client.call({ method: 'Echo', metadata: { 'x-jitter': String(i) } });
-      client.close();
-      if (reply.code !== 0) failure = `call ${i}: gRPC status ${reply.code} (${reply.details})`;
-      const pod = reply.assertions?.context?.pod ?? '';
-      const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
-      counts[backend] = (counts[backend] ?? 0) + 1;
-    }
-  };
-  await Promise.all(Array.from({ length: 10 }, worker));
-  return failure ?? counts;
+/** What each sampled call must meet: OK from `Echo` in the infra namespace (upstream checks the code; the rest is free to check). */
+const SAMPLED: GrpcExpectation = { method: 'Echo', backend: '', namespace: INFRA };
+
+/** One sampled `Echo` call (a fresh client and an `x-jitter` each, as upstream), judged. */
+async function sampledCall(target: string, i: number): Promise<Judged> {
+  const client = new GrpcEchoClient(target, undefined);
+  try {
+    const reply = await client.call({ method: 'Echo', metadata: { 'x-jitter': String(i) } });
+    const pod = reply.assertions?.context?.pod ?? '';
+    const why = judgeRpc(SAMPLED, reply);
+    return why === undefined ? { pod } : { why, pod };
+  } finally {
+    client.close();
+  }
 }
 
-async function weighted(t: GrpcTargets, weights: Readonly<Record<string, number>>) {
-  let why: string | undefined = 'not run';
-  for (let attempt = 0; attempt < 10 && why !== undefined; attempt++) {
-    const counts = await sample(targetOf(t), weights);
-    if (typeof counts === 'string') return counts;
-    why = judgeShares(counts, weights);
-  }
-  return why;
+/** Upstream's weighted test over RPCs: up to 10 samples of 500 calls (a weight-0 answer fails at once). */
+function weighted(t: GrpcTargets, weights: Readonly<Record<string, number>>) {
+  const target = targetOf(t);
+  return weightedTest(() => sampleShares((i) => sampledCall(target, i), weights));
 }
 
 /** The traffic half of a GRPCRoute case (status already settled): its RPCs, then its shares. */

@@ -6,7 +6,9 @@ import {
   goServerIdentity,
   judgeReply,
   judgeShares,
+  type HttpExpectation,
 } from './judge.js';
+import { GATEWAY_CASES } from './cases.js';
 
 const sent = { scheme: 'http' as const, host: 'example.com', port: 10080, path: '/p' };
 const echo = (
@@ -111,7 +113,7 @@ describe('the Gateway API runner judges as upstream does', () => {
     const w = { v1: 70, v2: 30, v3: 0 };
     expect(judgeShares({ v1: 370, v2: 130 }, w)).toBeUndefined(); // 74 %
     expect(judgeShares({ v1: 380, v2: 120 }, w)).toMatch(/v1: 76\.0 %/); // off by 6
-    expect(judgeShares({ v1: 350, v2: 140, v3: 10 }, w)).toBeUndefined();
+    expect(judgeShares({ v1: 350, v2: 140, v3: 10 }, w)).toMatch(/weight 0 answered: v3/);
     expect(judgeShares({ v1: 350, v2: 150, x: 1 }, w)).toMatch(/unexpected/);
   });
 });
@@ -132,5 +134,38 @@ describe('the runner checks TLS names as the upstream (Go) client does', () => {
     expect(goServerIdentity('x.wildcard.org', cert)).toBeUndefined();
     expect(goServerIdentity('other.org', cert)?.message).toMatch(/do not cover other.org/);
     expect(goServerIdentity('127.0.0.1', cert)).toBeInstanceOf(Error);
+  });
+});
+
+describe('HTTPRouteRequestHeaderModifier sends and expects the pass-through header, as upstream', () => {
+  const c = GATEWAY_CASES.find((k) => k.name === 'HTTPRouteRequestHeaderModifier');
+  const setOrAdd = (c?.requests ?? []).filter((x) => x.path === '/set' || x.path === '/add');
+  // the backend's view: what the expectation says it must see, as the echo lists it
+  const answer = (x: HttpExpectation, drop?: string): Reply => ({
+    status: 200,
+    httpVersion: '1.1',
+    headers: {},
+    body: JSON.stringify({
+      pod: 'infra-backend-v1-a-b',
+      namespace: 'gateway-conformance-infra',
+      path: x.path,
+      method: 'GET',
+      headers: Object.fromEntries(
+        Object.entries(x.seen ?? {})
+          .filter(([k]) => k !== drop)
+          .map(([k, v]) => [k, [v]]),
+      ),
+    }),
+  });
+
+  it('every /set and /add request fails when the backend did not see Some-Other-Header: val', () => {
+    expect(setOrAdd).toHaveLength(4);
+    for (const x of setOrAdd) {
+      expect(x.headers?.['Some-Other-Header']).toBe('val');
+      expect(judgeReply(x, answer(x), sent)).toBeUndefined();
+      expect(judgeReply(x, answer(x, 'Some-Other-Header'), sent)).toMatch(
+        /backend saw Some-Other-Header: \(none\), expected val/,
+      );
+    }
   });
 });

@@ -179,7 +179,23 @@ export async function consecutive(
   }
 }
 
-/** Upstream's weighted check: each backend's share within ±tolerance points of its weight share. */
+/**
+ * A backend of weight 0 must never answer, so one answer from it fails the case outright: unlike
+ * a share that is off by chance, it is no statistical variance a further sample could cure.
+ */
+export function zeroWeightAnswers(
+  counts: Readonly<Record<string, number>>,
+  weights: Readonly<Record<string, number>>,
+): string | undefined {
+  const hit = Object.entries(weights).filter(([n, w]) => w === 0 && (counts[n] ?? 0) > 0);
+  if (hit.length === 0) return undefined;
+  return `backends of weight 0 answered: ${hit.map(([n]) => `${n} (${counts[n] ?? 0}×)`).join(', ')}`;
+}
+
+/**
+ * Upstream's weighted check: no backend of weight 0 answered, every other one answered, each
+ * share within ±tolerance points of its weight share, and no backend outside the weights.
+ */
 export function judgeShares(
   counts: Readonly<Record<string, number>>,
   weights: Readonly<Record<string, number>>,
@@ -188,14 +204,18 @@ export function judgeShares(
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const sum = Object.values(weights).reduce((a, b) => a + b, 0);
   if (total === 0) return 'no answers';
+  const zero = zeroWeightAnswers(counts, weights);
+  if (zero) return zero;
+  const unknown = Object.keys(counts).filter((n) => !(n in weights) && (counts[n] ?? 0) > 0);
+  if (unknown.length > 0) return `answered by unexpected backends ${unknown.join(', ')}`;
   for (const [name, w] of Object.entries(weights)) {
+    if (w > 0 && (counts[name] ?? 0) === 0) return `${name} (weight ${w}) received no traffic`;
     const share = ((counts[name] ?? 0) * 100) / total;
     const want = (w * 100) / sum;
     if (Math.abs(share - want) > tolerancePoints)
       return `${name}: ${share.toFixed(1)} % of ${total}, expected ${want.toFixed(1)} % ±${tolerancePoints}`;
   }
-  const unknown = Object.keys(counts).filter((n) => !(n in weights) && (counts[n] ?? 0) > 0);
-  return unknown.length > 0 ? `answered by unexpected backends ${unknown.join(', ')}` : undefined;
+  return undefined;
 }
 
 /**

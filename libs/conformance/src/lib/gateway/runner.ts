@@ -9,13 +9,9 @@ import { HTTP_CORE_CASES } from './http-core-cases.js';
 import { HTTP_EXTENDED_CASES } from './http-extended-cases.js';
 import { serverCertificate, suiteSecrets } from './fixtures.js';
 import { gatewayCondition, gatewayListeners, routeCondition } from './status-checks.js';
-import {
-  consecutive,
-  goServerIdentity,
-  judgeReply,
-  judgeShares,
-  type HttpExpectation,
-} from './judge.js';
+import { consecutive, goServerIdentity, judgeReply, type HttpExpectation } from './judge.js';
+import { judgeHttpAnswer, sampleShares, weightedTest } from './weighted.js';
+import { routeConditionOf, routeParents } from './route-parents.js';
 import { GRPC_CASES } from './grpc-cases.js';
 import { grpcSuiteSecrets, grpcTraffic, isGrpcCase } from './grpc-run.js';
 
@@ -136,10 +132,6 @@ interface GatewayObject {
     listeners?: { name: string; attachedRoutes: number; conditions?: Condition[] }[];
   };
 }
-interface RouteObject {
-  metadata: { generation?: number };
-  status?: { parents?: { controllerName: string; conditions: Condition[] }[] };
-}
 
 const cond = (list: Condition[] | undefined, type: string) => list?.find((c) => c.type === type);
 
@@ -168,35 +160,18 @@ async function gatewayAddress(stack: Stack, name: string): Promise<string> {
   );
 }
 
+/** Upstream's GatewayAndRoutesMustBeAccepted for one route: each Gateway it names shows its expected Accepted and ResolvedRefs. */
 async function routeSettled(stack: Stack, r: RouteCheck): Promise<void> {
   const plural = r.kind === 'GRPCRoute' ? 'grpcroutes' : 'httproutes';
   const path = `/apis/gateway.networking.k8s.io/v1/namespaces/${r.namespace ?? INFRA}/${plural}/${r.name}`;
-  const accepted = r.accepted ?? 'Accepted';
-  const refs = r.resolvedRefs ?? 'ResolvedRefs';
-  let last = 'no status';
-  await waitFor(
-    `${r.name}: Accepted ${accepted} and ResolvedRefs ${refs} (last: ${last})`,
-    async () => {
-      const o = await stack.get<RouteObject>(path);
-      const mine = o?.status?.parents?.filter((p) => p.controllerName === CONTROLLER) ?? [];
-      last = JSON.stringify(
-        mine.map((p) => p.conditions.map((c) => `${c.type}=${c.reason}@${c.observedGeneration}`)),
-      );
-      const ok =
-        mine.length > 0 &&
-        mine.every(
-          (p) =>
-            cond(p.conditions, 'Accepted')?.reason === accepted &&
-            cond(p.conditions, 'ResolvedRefs')?.reason === refs &&
-            p.conditions.every((c) => c.observedGeneration === o?.metadata.generation),
-        );
-      return ok ? true : undefined;
-    },
-    60_000,
-    200,
-  ).catch((e: unknown) => {
-    throw new Error(`${String(e)}; last seen ${last}`);
+  const why = await routeParents(stack, path, {
+    controller: CONTROLLER,
+    conditions: [
+      routeConditionOf('Accepted', r.accepted ?? 'Accepted'),
+      routeConditionOf('ResolvedRefs', r.resolvedRefs ?? 'ResolvedRefs'),
+    ],
   });
+  if (why) throw new Error(why);
 }
 
 async function attachedSettled(
@@ -293,36 +268,25 @@ function caseTools(stack: Stack, addresses: ReadonlyMap<string, string>): CaseTo
   return { stack, expect };
 }
 
-/** One sample of 500 answers to GET /: why it fails (a non-200 answer, or the shares), or undefined. */
-async function sample(
-  address: string,
-  weights: Readonly<Record<string, number>>,
-): Promise<string | undefined> {
-  const counts: Record<string, number> = {};
-  for (let i = 0; i < 500; i++) {
-    const { reply } = await request(address, { path: '/', headers: { 'X-Jitter': String(i) } });
-    if (reply.status !== 200)
-      return `status ${reply.status} on request ${i} (server ${String(reply.headers['server'] ?? '-')}, body ${JSON.stringify(reply.body.slice(0, 60))})`;
-    const pod = (JSON.parse(reply.body) as { pod?: string }).pod ?? '';
-    const backend = Object.keys(weights).find((b) => pod.startsWith(`${b}-`)) ?? pod;
-    counts[backend] = (counts[backend] ?? 0) + 1;
-  }
-  return judgeShares(counts, weights);
-}
+/** The expectation each sampled answer is judged by, as upstream's: GET / served from the infra namespace. */
+const sampled = (i?: number): HttpExpectation => ({
+  path: '/',
+  namespace: INFRA,
+  ...(i === undefined ? {} : { headers: { 'X-Jitter': String(i) } }),
+});
 
-/** Upstream's weighted test: up to 10 samples, the first that holds passes (each failed one is printed). */
-async function weighted(
-  address: string,
-  weights: Readonly<Record<string, number>>,
-): Promise<string | undefined> {
-  const failed: string[] = [];
-  for (let attempt = 1; attempt <= 10; attempt++) {
-    const why = await sample(address, weights);
-    if (why === undefined) return undefined;
-    failed.push(`sample ${attempt}: ${why}`);
-    process.stderr.write(`     weighted sample ${attempt} of 10 failed: ${why}\n`);
-  }
-  return failed.join('; ');
+/** Upstream's weighted test: up to 10 samples of 500 fully judged answers (a weight-0 answer fails at once). */
+function weighted(address: string, weights: Readonly<Record<string, number>>) {
+  return weightedTest(
+    () =>
+      sampleShares(async (i) => {
+        const x = sampled(i);
+        const { reply, sent } = await request(address, x);
+        return judgeHttpAnswer(x, reply, sent);
+      }, weights),
+    10,
+    (line) => process.stderr.write(`     ${line}\n`),
+  );
 }
 
 async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined> {
@@ -348,8 +312,8 @@ async function runCase(stack: Stack, c: GatewayCase): Promise<string | undefined
       // as upstream: the route serves (eventually consistent) before the shares are sampled
       const ready = await consecutive(
         async () => {
-          const { reply } = await request(address, { path: '/' });
-          return reply.status === 200 ? undefined : `status ${reply.status}`;
+          const { reply, sent } = await request(address, sampled());
+          return judgeReply(sampled(), reply, sent);
         },
         { deadlineMs: 60_000 },
       );

@@ -34,19 +34,31 @@ interface ListenerStatus {
   readonly supportedKinds?: readonly { readonly group?: string; readonly kind: string }[];
   readonly conditions?: readonly Condition[];
 }
+/** A route's reference to its parent (spec.parentRefs[] and status.parents[].parentRef). */
+export interface ParentRef {
+  readonly group?: string;
+  readonly kind?: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly sectionName?: string;
+  readonly port?: number;
+}
+interface RouteParentStatus {
+  readonly parentRef: ParentRef;
+  readonly controllerName?: string;
+  readonly conditions?: readonly Condition[];
+}
 interface StatusObject {
   readonly metadata: {
     readonly generation?: number;
     readonly annotations?: Readonly<Record<string, string>>;
     readonly name?: string;
+    readonly namespace?: string;
   };
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly listeners?: readonly ListenerStatus[];
-    readonly parents?: readonly {
-      readonly parentRef: { readonly name: string; readonly namespace?: string };
-      readonly conditions?: readonly Condition[];
-    }[];
+    readonly parents?: readonly RouteParentStatus[];
   };
 }
 
