@@ -234,6 +234,17 @@ Computed once per render, so the Secret, the caBundle and the pods' checksum agr
 {{- toYaml (get .Values "_webhookTlsCache") -}}
 {{- end -}}
 
+{{/*
+POD_IP from the downward API, for every container where HAProxy runs or its config is read:
+the rendered config binds "${POD_IP}:<port>" (the pod's own address, IPv4 or IPv6).
+*/}}
+{{- define "haptic.podIPEnv" -}}
+- name: POD_IP
+  valueFrom:
+    fieldRef:
+      fieldPath: status.podIP
+{{- end -}}
+
 {{/* Security context of the HAProxy pod's containers; bind: may bind ports below 1024. */}}
 {{- define "haptic.haproxy.containerSecurity" -}}
 allowPrivilegeEscalation: false

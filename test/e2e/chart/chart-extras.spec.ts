@@ -63,4 +63,22 @@ describe('controller extras and RBAC rules operators add', () => {
     ]);
     expect(base.some((r) => (r.resources as string[]).includes('configmaps'))).toBe(false);
   });
+
+  it.each(['agent', 'dataplaneapi'])(
+    'gives POD_IP from the downward API to every container of the HAProxy pod (%s mode): the config binds "${POD_IP}:<port>"',
+    (mode) => {
+      const pod = find(
+        template({ 'haproxy.dataplane.mode': mode }),
+        'Deployment',
+        'edge-haptic-haproxy',
+      ).spec.template.spec;
+      const containers = pod.containers as Manifest[];
+      expect(containers.length).toBeGreaterThan(1);
+      for (const c of containers)
+        expect(c.env, String(c.name)).toContainEqual({
+          name: 'POD_IP',
+          valueFrom: { fieldRef: { fieldPath: 'status.podIP' } },
+        });
+    },
+  );
 });
