@@ -157,6 +157,7 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $extra "http_port" (int .Values.haproxy.ports.http) -}}
 {{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
 {{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
+{{- if hasKey $libExtra "prometheus_exporter" }}{{ $_ := set $extra "prometheus_exporter" .Values.metrics.haproxyExporter.enabled }}{{ end -}}
 {{- $_ := set $spec "templatingSettings" (dict "extraContext" $extra) -}}
 {{- $_ := set $spec "haproxyConfig" (dict "template" ($.Files.Get (printf "%s/haproxy.cfg.liquid" $lib))) -}}
 {{- $snippets := dict -}}

@@ -81,4 +81,37 @@ describe('controller extras and RBAC rules operators add', () => {
         });
     },
   );
+
+  it("turns HAProxy's prometheus-exporter on in the config and scrapes it with a PodMonitor", () => {
+    const extra = (ms: Manifest[]) =>
+      find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.templatingSettings.extraContext;
+    const ms = template({ 'metrics.serviceMonitor.enabled': true });
+    expect(extra(ms).prometheus_exporter).toBe(true);
+    expect(find(ms, 'PodMonitor', 'edge-haptic-haproxy').spec.podMetricsEndpoints).toEqual([
+      { port: 'stats', path: '/metrics', interval: '30s' },
+    ]);
+    const off = template({
+      'metrics.serviceMonitor.enabled': true,
+      'metrics.haproxyExporter.enabled': false,
+    });
+    expect(extra(off).prometheus_exporter).toBe(false);
+    expect(off.some((m) => m.kind === 'PodMonitor')).toBe(false);
+  });
+
+  it('needs Kubernetes 1.30 (webhook matchConditions, the preStop sleep action)', () => {
+    const at = (v: string) =>
+      runHelm([
+        'template',
+        'edge',
+        chartDir,
+        '--kube-version',
+        v,
+        '--set',
+        'credentials.password=x',
+      ]);
+    const old = at('1.29.9');
+    expect(old.code).not.toBe(0);
+    expect(old.stderr).toContain('kubeVersion');
+    expect(at('1.30.0').code).toBe(0);
+  });
 });

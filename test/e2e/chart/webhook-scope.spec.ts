@@ -103,6 +103,16 @@ describe('the chart webhook reaches only its own class of Ingress', () => {
     });
   });
 
+  it("every HAProxy pod serves HAProxy's Prometheus metrics at /metrics on the stats port (the chart's default)", async () => {
+    const pods = await stack.haproxyPods();
+    expect(pods.length).toBeGreaterThan(0);
+    for (const p of pods) {
+      const r = await fetch(`http://${p.ip}:${stack.topology.statsPort}/metrics`);
+      expect(r.status, p.name).toBe(200);
+      expect(await r.text(), p.name).toMatch(/^haproxy_process_nbthread /m);
+    }
+  });
+
   it('while the controllers run: a hostile Ingress of haptic class is denied, by the class field or the legacy annotation; other classes and kube-system never reach the webhook', async () => {
     const byField = ingress('apps', 'evil-field', { className: 'haptic', annotations: HOSTILE });
     const denied = await apply(byField);
