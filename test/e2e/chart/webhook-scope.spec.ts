@@ -78,7 +78,8 @@ describe('the chart webhook reaches only its own class of Ingress', () => {
   beforeAll(async () => {
     stack = await Stack.start({
       install: 'chart',
-      fast: true,
+      // Real probe periods: nothing here is timed, and a loaded machine must not turn slow
+      // starts into liveness kills.
       readyTimeoutMs: 240_000,
       chartValues: { 'webhook.failurePolicy': 'Fail' },
     });
