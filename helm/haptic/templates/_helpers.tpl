@@ -51,6 +51,45 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (include "haptic.child" (dict "ctx" . "suffix" "credentials")) .Values.credentials.existingSecret -}}
 {{- end -}}
 
+{{/*
+The chart's Dataplane API password: the value when given, else the one already in the cluster
+(lookup: upgrades keep it), else a new one on a real install. With no cluster to ask (`helm
+template`, a client-side dry run: lookup answers nothing, not even for kube-system) a new random
+one each render would make GitOps tools rewrite the Secret on every sync: refused instead.
+Computed once per render, so the Secret and the pods' checksum agree.
+*/}}
+{{- define "haptic.credentials.password" -}}
+{{- if not (hasKey .Values "_passwordCache") -}}
+{{- $password := .Values.credentials.password -}}
+{{- if not $password -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "haptic.credentials.name" .) -}}
+{{- if and $existing $existing.data (hasKey $existing.data "dataplane_password") -}}
+{{- $password = index $existing.data "dataplane_password" | b64dec -}}
+{{- else if not (lookup "v1" "Namespace" "" "kube-system") -}}
+{{- fail "credentials: no cluster to read the Dataplane API password from (helm template or a client-side dry run): set credentials.existingSecret (a Secret you manage, keys dataplane_username and dataplane_password) or credentials.password" -}}
+{{- else -}}
+{{- $password = randAlphaNum 32 -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set .Values "_passwordCache" $password -}}
+{{- end -}}
+{{- get .Values "_passwordCache" -}}
+{{- end -}}
+
+{{/*
+A checksum of the Dataplane API credentials, for the pods that read them at start to roll when
+they change: the chart's own (username and password), or the existing Secret's data as the
+cluster holds it (nothing to read under `helm template`: a constant then).
+*/}}
+{{- define "haptic.credentials.checksum" -}}
+{{- if .Values.credentials.existingSecret -}}
+{{- $s := lookup "v1" "Secret" .Release.Namespace .Values.credentials.existingSecret -}}
+{{- toJson (default dict (get (default dict $s) "data")) | sha256sum -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.credentials.username (include "haptic.credentials.password" .) | sha256sum -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "haptic.ingressClass.name" -}}
 {{- default (include "haptic.fullname" .) .Values.ingressClass.name -}}
 {{- end -}}
@@ -118,6 +157,7 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $extra "http_port" (int .Values.haproxy.ports.http) -}}
 {{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
 {{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
+{{- if hasKey $libExtra "prometheus_exporter" }}{{ $_ := set $extra "prometheus_exporter" .Values.metrics.haproxyExporter.enabled }}{{ end -}}
 {{- $_ := set $spec "templatingSettings" (dict "extraContext" $extra) -}}
 {{- $_ := set $spec "haproxyConfig" (dict "template" ($.Files.Get (printf "%s/haproxy.cfg.liquid" $lib))) -}}
 {{- $snippets := dict -}}
@@ -148,6 +188,23 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- toYaml $spec -}}
 {{- end -}}
 
+{{/*
+The webhook's matchConditions for Ingresses: this release's class only, read as the ingress
+library reads it (the legacy kubernetes.io/ingress.class annotation wins over
+spec.ingressClassName); an Ingress without a class only when ingressClass.default is on.
+*/}}
+{{- define "haptic.webhook.classCondition" -}}
+{{- $class := include "haptic.ingressClass.name" . | toJson -}}
+{{- $annotation := "'kubernetes.io/ingress.class'" -}}
+- name: ingress-class
+  expression: >-
+    has(object.metadata.annotations) && {{ $annotation }} in object.metadata.annotations
+    ? object.metadata.annotations[{{ $annotation }}] == {{ $class }}
+    : (has(object.spec.ingressClassName)
+    ? object.spec.ingressClassName == {{ $class }}
+    : {{ .Values.ingressClass.default }})
+{{- end -}}
+
 {{/* DNS names of the controller Service, as the API server addresses the webhook. */}}
 {{- define "haptic.webhook.dnsNames" -}}
 {{- $svc := include "haptic.controller.name" . -}}
@@ -176,6 +233,17 @@ Computed once per render, so the Secret, the caBundle and the pods' checksum agr
 {{- $_ := set .Values "_webhookTlsCache" $data -}}
 {{- end -}}
 {{- toYaml (get .Values "_webhookTlsCache") -}}
+{{- end -}}
+
+{{/*
+POD_IP from the downward API, for every container where HAProxy runs or its config is read:
+the rendered config binds "${POD_IP}:<port>" (the pod's own address, IPv4 or IPv6).
+*/}}
+{{- define "haptic.podIPEnv" -}}
+- name: POD_IP
+  valueFrom:
+    fieldRef:
+      fieldPath: status.podIP
 {{- end -}}
 
 {{/* Security context of the HAProxy pod's containers; bind: may bind ports below 1024. */}}

@@ -87,6 +87,9 @@ describe('values.schema.json', () => {
       'haproxy.ports.https=8443',
       '--set',
       'haproxy.dataplane.mode=agent',
+      // helm template has no cluster to keep a generated password in: one is named.
+      '--set',
+      'credentials.password=test-bed',
     ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

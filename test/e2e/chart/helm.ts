@@ -56,6 +56,9 @@ function setArgs(values: Readonly<Record<string, string | number | boolean>>): s
   return Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${String(v)}`]);
 }
 
+/** The password template() passes when a test sets no credentials value. */
+export const TEST_PASSWORD = 'chart-test-password';
+
 /** helm's output per argument list: a file renders each value set once (helm starts slowly). */
 const rendered = new Map<string, string>();
 
@@ -64,7 +67,20 @@ export function template(
   values: Readonly<Record<string, string | number | boolean>> = {},
   { release = 'edge', namespace = 'haptic', extra = [] as readonly string[] } = {},
 ): Manifest[] {
-  const args = ['template', release, chartDir, '-n', namespace, ...setArgs(values), ...extra];
+  // A password unless the test names the credentials: with no cluster to read one from, the chart
+  // refuses to render a new random one (credentials.spec.ts tests that).
+  const credentials = Object.keys(values).some((k) => k.startsWith('credentials.'))
+    ? {}
+    : { 'credentials.password': TEST_PASSWORD };
+  const args = [
+    'template',
+    release,
+    chartDir,
+    '-n',
+    namespace,
+    ...setArgs({ ...credentials, ...values }),
+    ...extra,
+  ];
   const key = JSON.stringify(args);
   let stdout = rendered.get(key);
   if (stdout === undefined) {

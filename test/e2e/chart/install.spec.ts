@@ -211,7 +211,13 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
   };
 
   beforeAll(async () => {
-    stack = await Stack.start({ install: 'chart', fast: true, readyTimeoutMs: 240_000 });
+    // The opt-in failurePolicy Fail, so that the rollout below shows the webhook stays answered.
+    stack = await Stack.start({
+      install: 'chart',
+      fast: true,
+      readyTimeoutMs: 240_000,
+      chartValues: { 'webhook.failurePolicy': 'Fail' },
+    });
     entry = await stack.nodePortAddress(NS, 'haptic-haproxy', 'http');
   }, 300_000);
 

@@ -236,14 +236,104 @@ describe('validating admission webhooks', () => {
     ).toEqual([true]);
   });
 
-  it('refuses matchConditions (CEL) instead of ignoring them', async () => {
-    const r = await call(
-      'POST',
-      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
-      vwc({ matchConditions: [{ name: 'x', expression: 'true' }] }),
+  it('evaluates matchConditions (CEL): all true calls the webhook, any false skips it', async () => {
+    const cls = (name: string, host: string, className?: string) => ({
+      ...ing(name, host),
+      ...(className ? { spec: { ingressClassName: className, rules: [{ host }] } } : {}),
+    });
+    await sim.apply(
+      vwc({
+        matchConditions: [
+          {
+            name: 'haptic-class',
+            expression:
+              "has(object.spec.ingressClassName) && object.spec.ingressClassName == 'haptic'",
+          },
+          { name: 'create-only', expression: "request.operation == 'CREATE' && oldObject == null" },
+          { name: 'ns', expression: "namespaceObject.metadata.name == 'default'" },
+        ],
+      }),
     );
-    expect(r.code).toBe(422);
-    expect(r.body.message).toContain('kube-sim does not evaluate CEL matchConditions');
+    const other = await call('POST', ingresses, cls('other', 'deny.example.com', 'nginx'));
+    expect(other.code).toBe(201);
+    expect(reviews).toHaveLength(0);
+    const none = await call('POST', ingresses, cls('none', 'deny.example.com'));
+    expect(none.code).toBe(201);
+    expect(reviews).toHaveLength(0);
+    const ours = await call('POST', ingresses, cls('ours', 'deny.example.com', 'haptic'));
+    expect(ours.code).toBe(403);
+    expect(ours.body.message).toContain('host deny.example.com is not allowed');
+    expect(reviews).toHaveLength(1);
+    const created = await call('POST', ingresses, cls('ours2', 'ok.example.com', 'haptic'));
+    expect(created.code).toBe(201);
+    expect(reviews).toHaveLength(2);
+    // An UPDATE fails the create-only condition: not called, even for a denied host.
+    const update = {
+      ...created.body,
+      spec: { ingressClassName: 'haptic', rules: [{ host: 'deny.x' }] },
+    };
+    expect((await call('PUT', `${ingresses}/ours2`, update)).code).toBe(200);
+    expect(reviews).toHaveLength(2);
+  });
+
+  it('leaves an evaluation error to failurePolicy, and a false condition wins over an error', async () => {
+    const erring = { name: 'missing-field', expression: "object.spec.nothere == 'x'" };
+    await sim.apply(vwc({ failurePolicy: 'Fail', matchConditions: [erring] }));
+    const failed = await call('POST', ingresses, ing('a', 'ok.example.com'));
+    expect(failed.code).toBe(500);
+    expect(failed.body.message).toMatch(
+      /^Internal error occurred: failed calling webhook "vingress.haptic.test": failed to evaluate match conditions: .*nothere/,
+    );
+    expect(reviews).toHaveLength(0);
+    await sim.apply(vwc({ failurePolicy: 'Ignore', matchConditions: [erring] }));
+    expect((await call('POST', ingresses, ing('b', 'deny.example.com'))).code).toBe(201);
+    const falseAndError = [erring, { name: 'never', expression: 'false' }];
+    await sim.apply(vwc({ failurePolicy: 'Fail', matchConditions: falseAndError }));
+    expect((await call('POST', ingresses, ing('c', 'deny.example.com'))).code).toBe(201);
+    // A result that is not a bool is an error too.
+    await sim.apply(
+      vwc({ failurePolicy: 'Fail', matchConditions: [{ name: 's', expression: "'x'" }] }),
+    );
+    expect((await call('POST', ingresses, ing('d', 'ok.example.com'))).code).toBe(500);
+    expect(reviews).toHaveLength(0);
+  });
+
+  it('refuses matchConditions the API server would refuse: over 64, duplicate names, not compiling', async () => {
+    const post = (matchConditions: unknown[]) =>
+      call(
+        'POST',
+        '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+        vwc({ matchConditions }),
+      );
+    const many = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' }));
+    const tooMany = await post(many);
+    expect(tooMany.code).toBe(422);
+    expect(tooMany.body.message).toContain(
+      'webhooks[0].matchConditions: Too many: 65: must have at most 64 items',
+    );
+    expect((await post(many.slice(0, 64))).code).toBe(201);
+    await sim.reset();
+    const dup = await post([
+      { name: 'a', expression: 'true' },
+      { name: 'a', expression: 'true' },
+    ]);
+    expect(dup.code).toBe(422);
+    expect(dup.body.message).toContain('webhooks[0].matchConditions[1].name: Duplicate value: "a"');
+    const syntax = await post([{ name: 'a', expression: 'object ==' }]);
+    expect(syntax.code).toBe(422);
+    expect(syntax.body.message).toContain(
+      'webhooks[0].matchConditions[0].expression: Invalid value',
+    );
+    // authorizer is not offered by kube-sim: refused as an undeclared reference, never ignored.
+    for (const expression of [
+      'params.x == 1',
+      "authorizer.group('').resource('x').check('get').allowed()",
+    ]) {
+      const r = await post([{ name: 'a', expression }]);
+      expect(r.code).toBe(422);
+      expect(r.body.message).toContain('undeclared reference');
+    }
+    expect((await post([{ name: 'a', expression: '[1, 2].all(x, x > 0)' }])).code).toBe(201);
   });
 
   it('reaches a webhook named by service through the Service and its EndpointSlice, verifying <svc>.<ns>.svc', async () => {

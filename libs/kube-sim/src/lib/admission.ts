@@ -2,6 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import type { AdmissionRequest } from './api-types.js';
+import {
+  evaluateMatchConditions,
+  validateMatchConditions,
+  type MatchCondition,
+} from './match-conditions.js';
 import type { Registry } from './registry.js';
 import { fromStructured, matchLabels, type StructuredSelector } from './selectors.js';
 import { ApiError, errors } from './status.js';
@@ -31,7 +36,7 @@ export interface Webhook {
   sideEffects?: string;
   timeoutSeconds?: number;
   admissionReviewVersions?: string[];
-  matchConditions?: unknown[];
+  matchConditions?: MatchCondition[];
 }
 
 interface ServicePort {
@@ -69,12 +74,7 @@ export function validateWebhookConfiguration(o: KubeObject): { field: string; me
   const hooks = Array.isArray(o.webhooks) ? (o.webhooks as Webhook[]) : [];
   hooks.forEach((w, i) => {
     const f = `webhooks[${i}]`;
-    if (w.matchConditions?.length) {
-      out.push({
-        field: `${f}.matchConditions`,
-        message: `${f}.matchConditions: Forbidden: kube-sim does not evaluate CEL matchConditions; remove them or test against a real API server`,
-      });
-    }
+    out.push(...validateMatchConditions(f, w.matchConditions ?? []));
     if (!w.sideEffects)
       out.push({
         field: `${f}.sideEffects`,
@@ -113,7 +113,10 @@ export class Admission {
     for (const cfg of this.store.list(vwcType.storageKey)) {
       for (const w of (cfg.webhooks as Webhook[] | undefined) ?? []) {
         if (!this.matches(w, r)) continue;
-        warnings.push(...(await this.call(w, r)));
+        const uid = randomUUID();
+        const review = this.review_(uid, r);
+        if (!this.conditionsMatch(w, r, review.request)) continue;
+        warnings.push(...(await this.call(w, r, uid, review)));
       }
     }
     return warnings;
@@ -138,14 +141,46 @@ export class Admission {
     return matchLabels(nsSel, ns?.metadata.labels);
   }
 
-  private async call(w: Webhook, r: AdmissionRequest): Promise<string[]> {
+  /**
+   * The webhook's matchConditions, evaluated after its rules and selectors as the API server does:
+   * false skips the call, an evaluation error follows failurePolicy (Ignore skips, Fail refuses).
+   */
+  private conditionsMatch(
+    w: Webhook,
+    r: AdmissionRequest,
+    request: Record<string, unknown>,
+  ): boolean {
+    if (!w.matchConditions?.length) return true;
+    const { object, oldObject, ...rest } = request;
+    const ns =
+      r.type.namespaced && r.namespace
+        ? this.store.get('/namespaces', undefined, r.namespace)
+        : undefined;
+    const outcome = evaluateMatchConditions(w.matchConditions, {
+      object,
+      oldObject,
+      request: rest,
+      namespaceObject: ns ?? null,
+    });
+    if (!('error' in outcome)) return outcome.match;
+    if ((w.failurePolicy ?? 'Fail') === 'Ignore') return false;
+    throw errors.internal(
+      `failed calling webhook "${w.name}": failed to evaluate match conditions: ${outcome.error}`,
+    );
+  }
+
+  private async call(
+    w: Webhook,
+    r: AdmissionRequest,
+    uid: string,
+    review: unknown,
+  ): Promise<string[]> {
     if (r.dryRun && w.sideEffects !== 'None' && w.sideEffects !== 'NoneOnDryRun') {
       throw errors.badRequest(`admission webhook "${w.name}" does not support dry run`);
     }
-    const uid = randomUUID();
     let response: Record<string, unknown>;
     try {
-      response = verifyResponse(uid, await this.post(w, this.review_(uid, r)));
+      response = verifyResponse(uid, await this.post(w, review));
     } catch (e) {
       if ((w.failurePolicy ?? 'Fail') === 'Ignore') return [];
       const why = e instanceof Error ? e.message : String(e);
@@ -156,7 +191,10 @@ export class Admission {
     throw deniedError(w.name, isObject(response.status) ? response.status : {});
   }
 
-  private review_(uid: string, r: AdmissionRequest): unknown {
+  private review_(
+    uid: string,
+    r: AdmissionRequest,
+  ): { apiVersion: string; kind: string; request: Record<string, unknown> } {
     const t = r.type;
     const kind = { group: t.group, version: t.version, kind: t.kind };
     const resource = { group: t.group, version: t.version, resource: t.plural };
