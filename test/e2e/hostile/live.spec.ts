@@ -10,7 +10,7 @@ import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js'
 import { quarantinedIndexes } from '../../hostile/classify.js';
 import { cliCommands } from '../../hostile/cli-split.js';
 import { buildCorpus, type HostileCase } from '../../hostile/corpus.js';
-import { assembleIngressLibrary, LibraryRenderer } from '../../hostile/library.js';
+import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';
 import { baseObjects, type Obj } from '../../hostile/objects.js';
 import { makePki, type Pki } from '../../hostile/pki.js';
 import {
@@ -116,7 +116,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
     });
     await addPod(sim, agent.port);
-    const library = assembleIngressLibrary();
+    const library = corpusLibrary();
     renderer = new LibraryRenderer(library.config);
     const resource = parse(library.text) as { spec: Record<string, unknown> };
     const spec = resource.spec;

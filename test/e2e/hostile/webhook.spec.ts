@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
 import { classify, quarantinedIndexes } from '../../hostile/classify.js';
 import { buildCorpus, sampleOf, type HostileCase } from '../../hostile/corpus.js';
-import { assembleIngressLibrary, LibraryRenderer } from '../../hostile/library.js';
+import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';
 import { baseObjects, type Obj } from '../../hostile/objects.js';
 import { makePki } from '../../hostile/pki.js';
 import { eventually, haptic, root, type HapticProcess } from '../controller/support.js';
@@ -22,11 +22,15 @@ import { eventually, haptic, root, type HapticProcess } from '../controller/supp
 
 const FULL = process.env['HOSTILE_FULL'] === '1';
 const ONLY = process.env['HOSTILE_CASES']?.split(',');
-/** The `npm test` sample: every 16th case, and the live leg's chosen ones. */
+/** The `npm test` sample: every 20th case, and the live leg's chosen ones. */
 const CHOSEN = [
   'ingress.host/newline',
   'ingress.path/cli-command',
   'annotation request-headers (value)/log-format',
+  'annotation response-headers (value)/sample-fetch-cookie',
+  'annotation route-tag (bare template)/log-format',
+  'annotation route-tag (bare template)/log-format-flags',
+  'annotation route-tag (bare template)/env-quoted',
   'annotation redirect-to/escaped-semicolon',
   'certificate/key-mismatch',
   'certificate/lines-after-pem',
@@ -80,7 +84,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       metadata: { namespace: 'haptic', name: 'dp-creds' },
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
     });
-    const library = assembleIngressLibrary();
+    const library = corpusLibrary();
     renderer = new LibraryRenderer(library.config);
     const resource = parse(library.text) as { spec: Record<string, unknown> };
     const spec = resource.spec;
@@ -105,7 +109,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       ? all.filter((c) => ONLY.includes(c.id))
       : FULL
         ? all
-        : [...sampleOf(all, 16), ...all.filter((c) => CHOSEN.includes(c.id))].filter(
+        : [...sampleOf(all, 20), ...all.filter((c) => CHOSEN.includes(c.id))].filter(
             (c, k, xs) => xs.indexOf(c) === k,
           );
     controller = haptic([
@@ -219,8 +223,12 @@ describe('the hostile-input corpus through the admission webhook', () => {
       } else {
         const twin = renderer.render([...base, ...c.twin]);
         if (!twin.ok) throw new Error(`corpus defect: the twin of ${c.id} does not render`);
-        const verdict = classify(c.objects, inProcess, twin.outputs, (gone) =>
-          renderer.render([...base, ...c.twin.filter((_, k) => !gone.has(k))]),
+        const verdict = classify(
+          c.objects,
+          inProcess,
+          twin.outputs,
+          (gone) => renderer.render([...base, ...c.twin.filter((_, k) => !gone.has(k))]),
+          c.literal,
         );
         if (verdict.kind !== 'rendered-safely')
           throw new Error(`${c.id}: allowed by the webhook but ${JSON.stringify(verdict)}`);
