@@ -1,5 +1,6 @@
 import { LookupType, toValueSync, type Liquid, type Template, type Variable } from 'liquidjs';
 import { createEngine } from './engine.js';
+import { recordPlaces } from './places.js';
 import { problemFrom, sortProblems } from './problems.js';
 import type { OutputDirs } from './state.js';
 import { contextProviders } from './registry.js';
@@ -212,7 +213,10 @@ export function compileTemplates(
   for (const n of names) {
     const parsed = parsedSnippet(escapedEngine, n);
     if (parsed) missingSnippets(parsed, known, n, problems);
+    // snippets are read as haproxy.cfg lines (a map template rarely renders one)
+    if (parsed) recordPlaces(parsed);
   }
+  for (const t of templates) if (t.escaped) recordPlaces(t.parsed, t.kind === 'map');
   const allowed = new Set(allowedNames);
   for (const t of templates) {
     const engine = t.escaped ? escapedEngine : plainEngine;

@@ -1,5 +1,10 @@
 import { toValue, type Context } from 'liquidjs';
+import { writeLiteral, type ArgPlace } from '#haproxy-config';
+import { QuotedWord } from './quoted-word.js';
+import { placeOf } from './places.js';
 import { TemplateValueError, attributeValue, type Explains } from './provenance.js';
+import type { ObjectRef } from './types.js';
+import { WORD_SPECIAL, untrustedSource } from './untrusted.js';
 
 /** Characters no `{{ }}` output may put into haproxy.cfg or a map file. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -171,11 +176,80 @@ function explainsUnsafe(value: string, at: number): Explains {
     (value.includes(leaf) || leaf.includes(value) || leaf.toLowerCase().includes(fragment));
 }
 
+/** A refusal of `text` at this output, attributed to the object it came from. */
+function refuse(ctx: Context, text: string, object: ObjectRef | undefined, why: string): never {
+  const message = `output refused: ${preview(text)} ${why}`;
+  throw TemplateValueError.at(ctx, 'unsafe-output', message, object);
+}
+
+function kindName(place: ArgPlace): string {
+  return place.kind === undefined ? 'an argument of unknown kind' : `a ${place.kind} argument`;
+}
+
+/** A filter's word at `place`: written for the argument's kind there (see `QuotedWord`). */
+function placedWord(ctx: Context, word: QuotedWord, place: ArgPlace | undefined): string {
+  const plain = word.toString();
+  if (place === undefined || place.comment || (place.kind === undefined && !word.kind)) {
+    // the kind is not known: the filter's own text, unless an untrusted `%` might be live
+    if (word.kind === undefined && word.value.includes('%')) {
+      const source = untrustedSource(ctx, word.value);
+      if (source)
+        refuse(ctx, word.value, source.object, 'holds "%" in an argument of unknown kind');
+    }
+    return plain;
+  }
+  if (place.kind === 'sample') return plain;
+  const written = word.writtenFor(place.kind, place.quoting);
+  if (written === undefined)
+    refuse(
+      ctx,
+      word.value,
+      untrustedSource(ctx, word.value)?.object,
+      `cannot be written literally in ${kindName(place)}`,
+    );
+  return written;
+}
+
+/** Whether the untrusted `leaf` inside a composed value would be live at `place`. */
+function liveInside(leaf: string, place: ArgPlace | undefined): boolean {
+  if (place === undefined || place.kind === undefined || place.kind === 'sample') return true;
+  return (
+    (place.kind === 'log-format' && leaf.includes('%')) ||
+    (place.quoting === 'double' && leaf.includes('$'))
+  );
+}
+
+/**
+ * An untrusted text at `place`: written so that HAProxy reads it literally (`#haproxy-config`
+ * `writeLiteral`), or refused. A text composed by the template around an untrusted `%`/`$` is
+ * refused where that character would be live: which parts are the operator's is not known.
+ */
+function escapeUntrusted(ctx: Context, text: string, place: ArgPlace | undefined): string {
+  const source = untrustedSource(ctx, text);
+  if (!source) return text;
+  if (!source.exact) {
+    if (!liveInside(source.leaf, place)) return text;
+    refuse(
+      ctx,
+      text,
+      source.object,
+      `holds ${preview(source.leaf)} from a watched object where "%"/"$" would be evaluated; pass the field itself through the escaper or a typed filter`,
+    );
+  }
+  const p = place ?? { quoting: 'none' as const, inSampleArgs: false, comment: false };
+  const written = writeLiteral(text, p.kind, p.quoting, p.inSampleArgs);
+  if (!written.ok) refuse(ctx, text, source.object, `${written.reason} (${kindName(p)})`);
+  return written.text;
+}
+
 /**
  * The output escaper of haproxy.cfg and map templates: refuses control characters (they could add
- * a line or a directive) and names the watched object the value came from.
+ * a line or a directive) and names the watched object the value came from. In haproxy.cfg, a
+ * value from a watched object that holds a character HAProxy would read specially is written so
+ * that HAProxy reads it literally for the argument's kind where the `{{ }}` stands (found when
+ * the template was compiled), or refused; a typed filter's word is written for that kind too.
  */
-export function escapeOutput(this: { context: Context }, value: unknown): string {
+export function escapeOutput(this: { context: Context; token?: unknown }, value: unknown): string {
   const v: unknown = toValue(value);
   if (v instanceof OutputLines) {
     const text = v.toString();
@@ -190,8 +264,14 @@ export function escapeOutput(this: { context: Context }, value: unknown): string
   }
   const text = outputText(v);
   const bad = FORBIDDEN_CHARS.exec(text);
-  if (!bad) return text;
-  const object = attributeValue(this.context, explainsUnsafe(text, bad.index));
-  const message = `output refused: ${preview(text)} contains ${charName(bad[0])}`;
-  throw TemplateValueError.at(this.context, 'unsafe-output', message, object);
+  if (bad) {
+    const object = attributeValue(this.context, explainsUnsafe(text, bad.index));
+    refuse(this.context, text, object, `contains ${charName(bad[0])}`);
+  }
+  const place = placeOf(this.token);
+  if (place === 'map') return text;
+  if (v instanceof QuotedWord) return placedWord(this.context, v, place);
+  // The fast path: most values hold no character HAProxy reads specially.
+  if (!WORD_SPECIAL.test(text) || place?.comment) return text;
+  return escapeUntrusted(this.context, text, place);
 }

@@ -1,6 +1,7 @@
 import { toValue, type Context } from 'liquidjs';
 import { FORBIDDEN_CHARS, charName, outputText, preview } from './escaper.js';
 import { certificateProblem } from './certificates.js';
+import { QuotedWord } from './quoted-word.js';
 import { TemplateValueError, attributeValue, innermostObject, sameValue } from './provenance.js';
 
 type FilterThis = { context: Context };
@@ -20,21 +21,21 @@ function noControl(ctx: Context, filter: string, value: string): void {
   if (bad) invalid(ctx, filter, value, `contains ${charName(bad[0])}`);
 }
 
-/** `haproxy_quote`: a double-quoted HAProxy word; `\`, `"` and `$` are escaped. */
-export function haproxyQuote(this: FilterThis, input: unknown): string {
+/** `haproxy_quote`: a double-quoted HAProxy word; `\`, `"` and `$` are escaped (and `%` in a log-format). */
+export function haproxyQuote(this: FilterThis, input: unknown): QuotedWord {
   const v = text(input);
   noControl(this.context, 'haproxy_quote', v);
-  return `"${v.replace(/[\\"$]/g, '\\$&')}"`;
+  return new QuotedWord(v, 'double');
 }
 
 /**
- * `header_value`: a quoted header value for set-header/add-header; `%` is doubled so the value is
- * not read as a log-format expression (`%[...]` would run a sample fetch).
+ * `header_value`: a quoted log-format value for set-header/add-header; `%` is doubled so the value
+ * is not read as a log-format expression (`%[...]` would run a sample fetch).
  */
-export function headerValue(this: FilterThis, input: unknown): string {
+export function headerValue(this: FilterThis, input: unknown): QuotedWord {
   const v = text(input);
   noControl(this.context, 'header_value', v);
-  return `"${v.replace(/%/g, '%%').replace(/[\\"$]/g, '\\$&')}"`;
+  return new QuotedWord(v, 'double', 'log-format');
 }
 
 /** `regex_escape`: the text as a literal PCRE pattern (no HAProxy word escaping). */
@@ -43,12 +44,12 @@ export function regexEscape(input: unknown): string {
 }
 
 /** `haproxy_regex`: a literal PCRE pattern written as one unquoted HAProxy word. */
-export function haproxyRegex(this: FilterThis, input: unknown): string {
+export function haproxyRegex(this: FilterThis, input: unknown): QuotedWord {
   const v = text(input);
   noControl(this.context, 'haproxy_regex', v);
   // an empty pattern would leave no word at all: the line would lose an argument
   if (v === '') invalid(this.context, 'haproxy_regex', v, 'is empty');
-  return regexEscape(v).replace(/[\\ #"']/g, '\\$&');
+  return new QuotedWord(regexEscape(v), 'none');
 }
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
