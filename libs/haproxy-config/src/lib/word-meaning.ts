@@ -4,7 +4,7 @@
 // "Environment variables" (`$NAME` and `${NAME}` are expanded only inside double quotes; a `$`
 // not followed by a name is an error there) and §8.2.6 "Custom log format" (`%%` is a literal
 // `%`; `%[expr]`, `%{flags}…` and `%alias` are evaluated; any other `%` is refused). Each rule
-// was checked against HAProxy 2.6 and 3.0 (test/e2e/haproxy/word-meaning.spec.ts).
+// was checked against HAProxy 2.6 and 3.0 (test/e2e/haproxy/escaper-kinds.spec.ts).
 
 /**
  * How HAProxy reads an argument once the line is split into words: `log-format` (§8.2.6), `regex`

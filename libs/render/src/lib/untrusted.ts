@@ -49,20 +49,35 @@ function leavesOf(obj: object): readonly string[] {
   return leaves;
 }
 
+type Entry = readonly [leaf: string, ref: ObjectRef];
+
+// Per snapshot list (a list unchanged between snapshots is the same array): its special leaves.
+const LIST_ENTRIES = new WeakMap<readonly object[], readonly Entry[]>();
+
+function entriesOf(watched: string, list: readonly object[]): readonly Entry[] {
+  let entries = LIST_ENTRIES.get(list);
+  if (!entries) {
+    const out: Entry[] = [];
+    for (const obj of list) {
+      const leaves = leavesOf(obj);
+      if (leaves.length === 0) continue;
+      const ref = objectRef(watched, obj);
+      for (const leaf of leaves) out.push([leaf, ref]);
+    }
+    LIST_ENTRIES.set(list, (entries = out));
+  }
+  return entries;
+}
+
 /** The render's index of untrusted texts, built on first need (most renders never need it). */
 function indexOf(state: RenderState): Index {
   let index = INDEXES.get(state);
   if (index) return index;
   index = { exact: new Map(), expansion: [] };
   for (const watched of state.watchedNames) {
-    for (const obj of state.snapshot.list(watched)) {
-      const leaves = leavesOf(obj);
-      if (leaves.length === 0) continue;
-      const ref = objectRef(watched, obj);
-      for (const leaf of leaves) {
-        if (!index.exact.has(leaf)) index.exact.set(leaf, ref);
-        if (EXPANSION.test(leaf)) index.expansion.push([leaf, leaf.toLowerCase(), ref]);
-      }
+    for (const [leaf, ref] of entriesOf(watched, state.snapshot.list(watched))) {
+      if (!index.exact.has(leaf)) index.exact.set(leaf, ref);
+      if (EXPANSION.test(leaf)) index.expansion.push([leaf, leaf.toLowerCase(), ref]);
     }
   }
   INDEXES.set(state, index);
