@@ -3,7 +3,8 @@
 // when the machine lacks them), then every check the project has, in order, with one summary at
 // the end. The set-up and each static check count as one test; Vitest projects count their tests
 // (read from a JSON report), skipped ones apart. The last line is `N passed, N failed, N skipped`
-// summed over every runner; the exit code is non-zero on any failure.
+// summed over every runner; the exit code is non-zero on any failure. Under CI=true a skipped test
+// is a failure too (its name is printed): a green CI run must have run every test it counts.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +59,16 @@ const gatewayConformance = {
 };
 
 const only = process.argv.slice(2);
+const ci = process.env['CI'] === 'true' || process.env['CI'] === '1';
+
+/** The skipped and todo tests of a Vitest JSON report, as `file > full name`. */
+function skippedNames(report) {
+  return report.testResults.flatMap((file) =>
+    file.assertionResults
+      .filter((t) => t.status !== 'passed' && t.status !== 'failed')
+      .map((t) => `${file.name.replace(root, '')} > ${t.fullName}`),
+  );
+}
 // The set-up runs whenever tests run (`npm test -- unit e2e` too); static checks alone skip it.
 const needsSetUp =
   only.length === 0 ||
@@ -100,7 +111,6 @@ for (const suite of suites.filter((s) => selected(s.name))) {
     'vitest',
     'run',
     ...suite.args,
-    '--passWithNoTests',
     '--reporter=default',
     // Per-HAProxy-major totals for describeForMajors suites (prints nothing without them).
     '--reporter=./test/reporters/haproxy-majors.reporter.ts',
@@ -118,6 +128,11 @@ for (const suite of suites.filter((s) => selected(s.name))) {
       r.numFailedTests +
       (r.numFailedTestSuites > 0 && r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
     if (code !== 0 && failed === 0) failed = 1; // the runner failed outside any test
+    if (ci && skipped > 0) {
+      process.stdout.write(`\nCI=true: ${skipped} skipped test(s) fail the run:\n`);
+      for (const name of skippedNames(r)) process.stdout.write(`  skipped: ${name}\n`);
+      failed += skipped;
+    }
   }
   results.push({
     name: `tests: ${suite.name}`,

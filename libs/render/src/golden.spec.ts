@@ -1,7 +1,7 @@
 // Golden-file tests: each directory under libs/render/golden holds config.yaml (a
 // HAProxyTemplateConfig), resources.yaml (objects per watched name), optionally inputs.yaml
 // (controller, previous, maxQuarantine) and expected/ (every output plus result.yaml).
-// UPDATE_GOLDEN=1 rewrites expected/; review the diff before committing.
+// UPDATE_GOLDEN=1 rewrites expected/ (refused under CI=true); review the diff before committing.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,9 @@ import type { RenderInputs, RenderResult } from './lib/types.js';
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden');
 const YAML_OPTIONS = { aliasDuplicateObjects: false, lineWidth: 0 } as const;
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
+// A CI run compares with expected/; rewriting it there would make every case pass by definition.
+if (UPDATE && process.env['CI'] === 'true')
+  throw new Error('UPDATE_GOLDEN=1 is refused under CI=true: run it locally and commit expected/');
 
 function readYaml(file: string): unknown {
   return existsSync(file) ? parse(readFileSync(file, 'utf8')) : undefined;

@@ -1,6 +1,6 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Counter, Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { HapticBus, IngressStatusSource } from '#events';
 import { EventRecorder } from './event-recorder.js';
 import { GatewayStatusWriter } from './gateway-status.writer.js';
@@ -92,8 +92,8 @@ describe('StatusWriter leadership', () => {
     const writer = statusWriter(api, { ...OPTIONS, resyncMs: 10 }, scheduler);
     writer.startLeading();
     expect(scheduler.getIntervals()).toEqual(['status-resync']);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(reads).toBeGreaterThan(2); // the first pass and at least two resyncs
+    // the first pass and at least two resyncs, polled for (not slept on: a loaded machine is slow)
+    await vi.waitFor(() => expect(reads).toBeGreaterThan(2), { timeout: 10_000, interval: 10 });
     await writer.stopLeading(new AbortController().signal);
     expect(scheduler.getIntervals()).toEqual([]);
   });

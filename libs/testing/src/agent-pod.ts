@@ -1,3 +1,5 @@
+import { putStatus } from './conflict.js';
+
 /** What the helpers need of kube-sim (or any API server the test writes to). */
 export interface PodApi {
   readonly url: string;
@@ -39,20 +41,11 @@ export async function registerAgentPod(api: PodApi, pod: AgentPod): Promise<void
       ],
     },
   });
-  const path = `${api.url}/api/v1/namespaces/${namespace}/pods/${pod.name}`;
-  const current = (await (await fetch(path)).json()) as Record<string, unknown>;
-  const status = {
+  await putStatus(`${api.url}/api/v1/namespaces/${namespace}/pods/${pod.name}`, {
     phase: 'Running',
     podIP: pod.address,
     containerStatuses: [{ name: 'dataplane', ready: true }],
-  };
-  const res = await fetch(`${path}/status`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...current, status }),
   });
-  if (res.status !== 200)
-    throw new Error(`pod ${namespace}/${pod.name} status: HTTP ${res.status}`);
 }
 
 /** The Secret `credentialsSecretRef` names: the Dataplane API's username and password. */

@@ -1,4 +1,5 @@
 export * from './bus.js';
+export * from './conflict.js';
 export * from './fake-clock.js';
 export * from './fake-kube-api.js';
 export * from './lib/haproxy-cli.js';

@@ -40,6 +40,28 @@ export class LoadGenerator {
     }
   }
 
+  /**
+   * Resolves once every kind has had a 200 answer since the call; fails after `timeoutMs` with
+   * the counts it saw (failures too). A positive marker that load flows, instead of sleeping a
+   * while and hoping it does.
+   */
+  async flowing(timeoutMs = 30_000): Promise<void> {
+    const answers = () => ({ ...this.result.byKind, failed: this.result.failed });
+    const before = answers();
+    const moved = () =>
+      (['keep-alive', 'new-connection', 'tls'] as const).every(
+        (k) => this.result.byKind[k] > before[k],
+      );
+    const deadline = Date.now() + timeoutMs;
+    while (!moved()) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `no answer on every kind of load within ${timeoutMs} ms: before ${JSON.stringify(before)}, now ${JSON.stringify(answers())}`,
+        );
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   async stop(): Promise<LoadResult> {
     this.running = false;
     await Promise.all(this.loops);

@@ -72,7 +72,7 @@ ${ups.map((u, i) => `  server s${i} 127.0.0.1:${u.port}`).join('\n')}
     it(`performs ${RELOADS} reloads, each a new configuration and worker, with 0 failed requests`, async () => {
       const load = new LoadGenerator('127.0.0.1', httpPort, tlsPort);
       load.start(3);
-      await new Promise((r) => setTimeout(r, 300));
+      await load.flowing(); // every kind answered before the first reload
       const pids = new Set<number>([await workerPid(t.agent)]);
       const started = Date.now();
       const durations: number[] = [];
@@ -88,7 +88,7 @@ ${ups.map((u, i) => `  server s${i} 127.0.0.1:${u.port}`).join('\n')}
         pids.add(pid);
       }
       const elapsed = Date.now() - started;
-      await new Promise((r) => setTimeout(r, 300));
+      await load.flowing(); // and every kind answered after the last reload
       const result = await load.stop();
       durations.sort((a, b) => a - b);
       process.stdout.write(

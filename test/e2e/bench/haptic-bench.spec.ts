@@ -123,6 +123,15 @@ describe('haptic bench', () => {
             expect(typeof f[k], `${f.name}.${k}`).toBe('number');
       }
     }
+    // The hitless scenario proves something only if HAProxy did reload under traffic: at least
+    // one reload while requests ran on every kind of connection, and not one of them failed.
+    const hitless = new Map(
+      written.scenarios.find((s) => s.name === 'hitless')!.figures.map((f) => [f.name, f.value]),
+    );
+    expect(hitless.get('hitless.reloads')).toBeGreaterThanOrEqual(1);
+    for (const kind of ['keep-alive', 'new-connection', 'tls'])
+      expect(hitless.get(`hitless.requests.${kind}`), kind).toBeGreaterThan(0);
+    expect(hitless.get('hitless.failed')).toBe(0);
     console.log(
       written.scenarios
         .flatMap((s) =>

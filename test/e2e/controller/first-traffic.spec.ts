@@ -15,6 +15,7 @@ import {
   haptic,
   promtoolCheck,
   root,
+  printedPort,
   type HapticProcess,
 } from './support.js';
 
@@ -182,10 +183,7 @@ describeForMajors(
     });
 
     it('becomes ready and deploys the first configuration (no Ingress yet: every host is unrouted)', async () => {
-      const started = await eventually('the controller to print its ports', () => {
-        const m = /"healthPort":(\d+)/.exec(controller.output());
-        return m ? Number(m[1]) : undefined;
-      });
+      const started = await printedPort(controller);
       await eventually('readiness', async () =>
         (await fetch(`http://127.0.0.1:${started}/readyz`)).status === 200 ? true : undefined,
       );

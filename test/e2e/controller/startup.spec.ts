@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KubeSim, type KubeObject } from '#kube-sim';
-import { eventually, freePort, haptic, root, type HapticProcess } from './support.js';
+import { eventually, freePort, haptic, printedPort, root, type HapticProcess } from './support.js';
 
 // Start-up tells the truth: what `haptic run` cannot work without is an exit 2 naming it; what
 // may still come (the API server, the CRD, the config) is logged with the server's URL, retried,
@@ -46,10 +46,7 @@ describe('haptic run start-up', () => {
   const start = async (args: string[]) => {
     running = haptic(['run', ...base, ...ports, ...args]);
     const proc = running;
-    const health = await eventually('the controller to print its ports', () => {
-      const m = /"healthPort":(\d+)/.exec(proc.output());
-      return m ? Number(m[1]) : undefined;
-    });
+    const health = await printedPort(proc);
     return { proc, health };
   };
 

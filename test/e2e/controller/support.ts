@@ -31,7 +31,7 @@ export function getWithHost(
 
 /** Polls until `check` returns a value, or fails with the last observation after `timeoutMs`. */
 export function eventually<T>(
-  what: string,
+  what: string | (() => string),
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 20_000,
 ): Promise<T> {
@@ -43,6 +43,31 @@ export interface HapticProcess {
   readonly child: ChildProcess;
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * The port a `haptic run` child printed (its first JSON line names them). Starting takes
+ * seconds on a loaded machine: 60 s by default; on time-out it says whether the child exited and
+ * how its output ends, instead of a bare time-out.
+ */
+export function printedPort(
+  proc: HapticProcess,
+  key: 'healthPort' | 'metricsPort' | 'webhookPort' = 'healthPort',
+  timeoutMs = 60_000,
+): Promise<number> {
+  return waitFor(
+    () => {
+      const { exitCode, signalCode } = proc.child;
+      const state =
+        exitCode !== null || signalCode !== null ? `exited (${exitCode ?? signalCode})` : 'running';
+      return `the controller to print its ${key} (${state}; its output ends: ${proc.output().slice(-1500)})`;
+    },
+    () => {
+      const m = new RegExp(`"${key}":(\\d+)`).exec(proc.output());
+      return m ? Number(m[1]) : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** Runs the built `haptic` command (npm test builds first). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
-import { cliCommand, parseMasterShowProc } from '#testing';
+import { cliCommand, parseMasterShowProc, registerAgentPod } from '#testing';
 import {
   startAgent,
   type RunningAgent,
@@ -139,34 +139,11 @@ export class LeaderBed {
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
     });
     for (const [i, agent] of this.agents.entries()) {
-      const name = `haproxy-${i}`;
-      await put({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { namespace: 'haptic', name, labels: { app: 'haproxy' } },
-        spec: {
-          containers: [
-            {
-              name: 'dataplane',
-              image: 'haptic',
-              ports: [{ name: 'dataplane', containerPort: agent.port }],
-            },
-          ],
-        },
+      await registerAgentPod(this.sim, {
+        name: `haproxy-${i}`,
+        address: agent.address,
+        port: agent.port,
       });
-      const path = `/api/v1/namespaces/haptic/pods/${name}`;
-      const current = (await (await fetch(this.sim.url + path)).json()) as KubeObject;
-      const status = {
-        phase: 'Running',
-        podIP: agent.address,
-        containerStatuses: [{ name: 'dataplane', ready: true }],
-      };
-      const res = await fetch(`${this.sim.url}${path}/status`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...current, status }),
-      });
-      if (res.status !== 200) throw new Error(`pod status: HTTP ${res.status}`);
     }
     await put({
       apiVersion: 'haproxy-haptic.org/v1alpha1',

@@ -15,19 +15,28 @@ import { markedProcesses, NODE_SIM_MARKER_ENV } from '#node-sim';
 
 const haptic = fileURLToPath(new URL('../../../bin/haptic.js', import.meta.url));
 
-/** Polls `probe` until it returns a value (bounded: `attempts` × `intervalMs`), else fails with `what`. */
+/**
+ * Polls `probe` until it returns a value (bounded: `attempts` × `intervalMs`), else fails with
+ * `what` and what the probe last gave (its error, or the value it returned).
+ */
 export async function until<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
   attempts = 600,
   intervalMs = 100,
 ): Promise<T> {
+  let last = 'nothing yet';
   for (let i = 0; i < attempts; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = `it returned ${String(value)}`;
+    } catch (e) {
+      last = `it threw ${e instanceof Error ? e.message : String(e)}`;
+    }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`gave up waiting for ${what}`);
+  throw new Error(`gave up waiting for ${what} after ${attempts} polls; last, ${last}`);
 }
 
 /** kube-sim in process, node-sim as a real `haptic node-sim` process, and clients for the test. */

@@ -1,5 +1,6 @@
 import type { V1Deployment, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateOnConflict } from '#testing';
 import { Cluster, until } from './harness.js';
 
 const NS = 'default';
@@ -119,16 +120,17 @@ describe('node-sim runs kube-sim workloads as processes', () => {
   });
 
   it('scales to ten pods on ten distinct addresses', async () => {
-    const d = await cluster.apps.readNamespacedDeployment({
-      name: 'infra-backend-v1',
-      namespace: NS,
-    });
     const t0 = Date.now();
-    await cluster.apps.replaceNamespacedDeployment({
-      name: 'infra-backend-v1',
-      namespace: NS,
-      body: { ...d, spec: { ...d.spec!, replicas: 10 } },
-    });
+    // node-sim writes the Deployment's status meanwhile: re-read on 409 Conflict, as clients do.
+    await updateOnConflict(
+      () => cluster.apps.readNamespacedDeployment({ name: 'infra-backend-v1', namespace: NS }),
+      (d) =>
+        cluster.apps.replaceNamespacedDeployment({
+          name: 'infra-backend-v1',
+          namespace: NS,
+          body: { ...d, spec: { ...d.spec!, replicas: 10 } },
+        }),
+    );
     const s = await until(
       'ten ready endpoints',
       async () => ready(await slice()).length === 10 && (await slice()),

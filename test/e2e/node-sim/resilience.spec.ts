@@ -1,5 +1,6 @@
 import type { V1Deployment, V1EndpointSlice } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateOnConflict } from '#testing';
 import { Cluster, until } from './harness.js';
 
 const NS = 'default';
@@ -89,21 +90,26 @@ describe('node-sim survives API faults', () => {
   });
 
   it('rolls out a template change: a new ReplicaSet, the old one scaled to zero once it is ready', async () => {
-    const d = await cluster.apps.readNamespacedDeployment({ name: 'echo', namespace: NS });
-    const template = d.spec!.template;
-    const container = {
-      ...template.spec!.containers[0]!,
-      env: [...(template.spec!.containers[0]!.env ?? []), { name: 'VERSION', value: '2' }],
-    };
-    const body = {
-      ...d,
-      spec: {
-        ...d.spec!,
-        replicas: 2,
-        template: { ...template, spec: { ...template.spec!, containers: [container] } },
+    // node-sim writes the Deployment's status meanwhile: re-read on 409 Conflict, as clients do.
+    await updateOnConflict(
+      () => cluster.apps.readNamespacedDeployment({ name: 'echo', namespace: NS }),
+      (d) => {
+        const template = d.spec!.template;
+        const container = {
+          ...template.spec!.containers[0]!,
+          env: [...(template.spec!.containers[0]!.env ?? []), { name: 'VERSION', value: '2' }],
+        };
+        const body = {
+          ...d,
+          spec: {
+            ...d.spec!,
+            replicas: 2,
+            template: { ...template, spec: { ...template.spec!, containers: [container] } },
+          },
+        };
+        return cluster.apps.replaceNamespacedDeployment({ name: 'echo', namespace: NS, body });
       },
-    };
-    await cluster.apps.replaceNamespacedDeployment({ name: 'echo', namespace: NS, body });
+    );
     const sets = await until('old ReplicaSet at zero, new one ready', async () => {
       const rs = (await cluster.apps.listNamespacedReplicaSet({ namespace: NS })).items;
       const fresh = rs.find((r) =>

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_BUS } from '#bus';
+import type { HapticBus } from '#events';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { runController } from '../../../apps/controller/src/run/compose.js';
 import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
@@ -94,10 +96,15 @@ describe('status written back (kubectl against kube-sim)', () => {
           e ? reject(new Error(`kubectl ${args.join(' ')}: ${err}`)) : resolve(out),
       ),
     );
-  const until = async (what: string, check: () => Promise<boolean>, ms = 30_000) => {
+  const until = async (
+    what: string | (() => string),
+    check: () => Promise<boolean>,
+    ms = 30_000,
+  ) => {
     const end = Date.now() + ms;
     while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > end)
+        throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -203,52 +210,89 @@ describe('status written back (kubectl against kube-sim)', () => {
       const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
       return Number(line?.split(' ').pop() ?? 0);
     };
-    const renders = () => metric('haptic_reconcile_total', 'result="triggered"');
+    // Every trigger counts once: as a cycle, or folded into one (coalesced). A render a status
+    // write caused shows here even when it rode along with another change.
+    const triggers = async () =>
+      (await metric('haptic_reconcile_total', 'result="triggered"')) +
+      (await metric('haptic_reconcile_total', 'result="coalesced"'));
     const ingressWrites = () => metric('haptic_status_writes_total', 'kind="ingress",result="ok"');
     const configWrites = () => metric('haptic_status_writes_total', 'kind="config",result="ok"');
-    // Longer than maxDelay (200 ms) many times over: a render a status write caused would be
-    // triggered well inside it, and would not coalesce with the change that follows.
-    const settle = () => new Promise((r) => setTimeout(r, 2_000));
     const hashOf = async () => /Last Render Hash:\s+(\S+)/.exec(await describeConfig())?.[1] ?? '';
-    await until('the address on apps/ours', async () =>
-      (await k('get', 'ingress', '-n', 'apps', 'ours')).includes(NODE_IP),
-    );
-    await settle();
-    const before = {
-      renders: await renders(),
-      ingress: await ingressWrites(),
-      config: await configWrites(),
+    // A positive marker instead of a pause: a new Ingress of another class (nothing to serve, no
+    // status to write) is one trigger; once a cycle ran after its change reached the reconciler,
+    // every watch event before it has been handled and any trigger it caused has been counted.
+    const facts: string[] = [];
+    const bus = controller.app.get<HapticBus>(EVENT_BUS, { strict: false });
+    const offs = [
+      bus.subscribe(
+        'resource.changed',
+        (e) => void facts.push(`changed ${e.payload.object?.name}`),
+      ),
+      bus.subscribe('reconcile.triggered', () => void facts.push('cycle')),
+    ];
+    let markers = 0;
+    const marked = async () => {
+      const name = `marker-${++markers}`;
+      await sim.apply({ ...ingress(name, 'other'), metadata: { namespace: NS, name } });
+      const what = () =>
+        `a cycle after ${name} reached the reconciler; the last facts: ${facts.slice(-8).join(', ')}`;
+      await until(what, () => {
+        const at = facts.indexOf(`changed ${name}`);
+        return Promise.resolve(at >= 0 && facts.indexOf('cycle', at) > at);
+      });
     };
-    // A spec change: one render, then the leader writes the new Ingress's address and the
-    // config's new render hash — neither may cause a render of its own.
-    const hash = await hashOf();
-    await sim.apply(ingress('counted', 'haptic'));
-    await until('the address on apps/counted', async () =>
-      (await k('get', 'ingress', '-n', 'apps', 'counted')).includes(NODE_IP),
-    );
-    await until('the new render hash in status', async () => (await hashOf()) !== hash);
-    await settle();
-    expect(await ingressWrites()).toBeGreaterThan(before.ingress);
-    expect(await configWrites()).toBeGreaterThan(before.config);
-    expect(await renders()).toBe(before.renders + 1);
-    // A third party writes the status of an Ingress of another class, and of the config.
-    expect(
-      (
-        await statusPatch('/apis/networking.k8s.io/v1/namespaces/apps/ingresses/theirs', {
-          loadBalancer: { ingress: [{ ip: '198.51.100.7' }] },
-        })
-      ).status,
-    ).toBe(200);
-    await until('the foreign address', async () =>
-      (await k('get', 'ingress', '-n', 'apps', 'theirs')).includes('198.51.100.7'),
-    );
-    await settle();
-    expect(await renders()).toBe(before.renders + 1);
-    // A spec change after them still renders, exactly once.
-    await sim.apply(ingress('counted', 'haptic', 'counted-2.example'));
-    await until('the render of the new host', async () => (await renders()) === before.renders + 2);
-    await settle();
-    expect(await renders()).toBe(before.renders + 2);
+    try {
+      await until('the address on apps/ours', async () =>
+        (await k('get', 'ingress', '-n', 'apps', 'ours')).includes(NODE_IP),
+      );
+      await marked();
+      const before = {
+        triggers: await triggers(),
+        ingress: await ingressWrites(),
+        config: await configWrites(),
+      };
+      // A spec change: one render, then the leader writes the new Ingress's address and the
+      // config's new render hash — neither may cause a render of its own.
+      const hash = await hashOf();
+      await sim.apply(ingress('counted', 'haptic'));
+      await until('the address on apps/counted', async () =>
+        (await k('get', 'ingress', '-n', 'apps', 'counted')).includes(NODE_IP),
+      );
+      await until('the new render hash in status', async () => (await hashOf()) !== hash);
+      await marked();
+      expect(await ingressWrites()).toBeGreaterThan(before.ingress);
+      expect(await configWrites()).toBeGreaterThan(before.config);
+      // the spec change and the marker, nothing else
+      expect(await triggers()).toBe(before.triggers + 2);
+      // A third party writes the status of an Ingress of another class, and of the config.
+      expect(
+        (
+          await statusPatch('/apis/networking.k8s.io/v1/namespaces/apps/ingresses/theirs', {
+            loadBalancer: { ingress: [{ ip: '198.51.100.7' }] },
+          })
+        ).status,
+      ).toBe(200);
+      await until('the foreign address', async () =>
+        (await k('get', 'ingress', '-n', 'apps', 'theirs')).includes('198.51.100.7'),
+      );
+      await marked();
+      expect(await triggers()).toBe(before.triggers + 3);
+      // A spec change after them still renders, exactly once.
+      await sim.apply(ingress('counted', 'haptic', 'counted-2.example'));
+      // (its own fact first: a marker in the same turn would fold into one unnamed change)
+      await until(
+        'the trigger of the new host',
+        async () => (await triggers()) > before.triggers + 3,
+      );
+      await marked();
+      expect(await triggers()).toBe(before.triggers + 5);
+    } finally {
+      for (const off of offs) off();
+      for (let n = 1; n <= markers; n++)
+        await fetch(`${sim.url}/apis/networking.k8s.io/v1/namespaces/${NS}/ingresses/marker-${n}`, {
+          method: 'DELETE',
+        });
+    }
   });
 
   it('clears the address of an Ingress it no longer serves', async () => {

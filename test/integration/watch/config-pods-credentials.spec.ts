@@ -3,9 +3,10 @@ import { KubeSim, type KubeObject } from '#kube-sim';
 import { ResourceIndex } from '#index';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { HaproxyPod } from '#events';
+import { putStatus } from '#testing';
 import { ClientNodeKubeApi, WatchManager, type CredentialsState } from '#watch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, configWith, connect, converge, CRD, FAST } from './harness.js';
+import { configWith, connect, converge, CRD, FAST } from './harness.js';
 
 function haptic(podLabel: string, template: string): KubeObject {
   return {
@@ -47,17 +48,13 @@ async function pod(
       ],
     },
   });
-  const current = (await call(sim, 'GET', `/api/v1/namespaces/${ns}/pods/${name}`)) as KubeObject;
-  await call(sim, 'PUT', `/api/v1/namespaces/${ns}/pods/${name}/status`, {
-    ...current,
-    status: {
-      phase: 'Running',
-      podIP: ip,
-      containerStatuses: [
-        { name: 'haproxy', ready: false },
-        { name: 'dataplane', ready },
-      ],
-    },
+  await putStatus(`${sim.url}/api/v1/namespaces/${ns}/pods/${name}`, {
+    phase: 'Running',
+    podIP: ip,
+    containerStatuses: [
+      { name: 'haproxy', ready: false },
+      { name: 'dataplane', ready },
+    ],
   });
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { HaproxyPod, ValidatedRender } from '#events';
 import { DataplaneRequestError } from '../dataplane.errors.js';
 import { Fleet, type PodDeployResult, type PodReadBack } from './fleet.js';
@@ -23,6 +23,13 @@ const outcome: SyncResult = {
   version: 2,
 };
 const files = { config: 'global\n', maps: {}, certs: {}, general: {} };
+
+/** Waits (polling, not sleeping) until the fleet's first pod reports `hash` deployed. */
+const deployed = (fleet: Fleet, hash: string) =>
+  vi.waitFor(() => expect(fleet.status()[0]?.deployedHash).toBe(hash), {
+    timeout: 10_000,
+    interval: 2,
+  });
 
 function setup(opts: { maxParallel?: number; fail?: (url: string) => boolean } = {}) {
   const calls: { url: string; hash: string }[] = [];
@@ -176,10 +183,10 @@ describe('Fleet', () => {
     fleet.setCredentials({ username: 'u', password: 'old' });
     fleet.setPods([pod('a')]);
     fleet.setRender(render('r1'));
-    await new Promise((r) => setTimeout(r, 20));
+    await deployed(fleet, 'r1');
     fleet.setCredentials({ username: 'u', password: 'new' });
     fleet.setRender(render('r2'));
-    await new Promise((r) => setTimeout(r, 20));
+    await deployed(fleet, 'r2');
     await fleet.stop();
     expect(used).toEqual(['old', 'new', 'old']);
     expect(fleet.status()[0]).toMatchObject({ deployedHash: 'r2', consecutiveFailures: 0 });
@@ -219,12 +226,12 @@ describe('Fleet', () => {
     fleet.setCredentials({ username: 'u', password: 'p' });
     fleet.setPods([pod('a')]);
     fleet.setRender(render('s1'));
-    await new Promise((r) => setTimeout(r, 10));
+    await deployed(fleet, 's1');
     t += 100;
     fleet.setRender(render('rt1'));
-    await new Promise((r) => setTimeout(r, 10));
+    await deployed(fleet, 'rt1');
     fleet.setRender(render('s2'));
-    await new Promise((r) => setTimeout(r, 10));
+    await deployed(fleet, 's2');
     await fleet.stop();
     expect(slept).toEqual([900]); // only s2 waited: 1000 ms after s1's reload
     expect(fleet.status()[0]?.deployedHash).toBe('s2');

@@ -343,18 +343,16 @@ export class KubeSim {
       subresource: undefined,
       query: new URLSearchParams({ fieldValidation: 'Strict' }),
     };
+    // Unconditional like `kubectl apply` (no resourceVersion): a writer in between (a status
+    // writer, a controller) never makes it a 409 Conflict; the server recomputes on the new state.
+    const { resourceVersion: _ignored, ...metadata } = o.metadata;
+    const body = { ...o, metadata: { ...metadata, ...(namespace ? { namespace } : {}) } };
     try {
       const existing = o.metadata.name
         ? this.store.get(t.storageKey, namespace, o.metadata.name)
         : undefined;
-      const body = { ...o, metadata: { ...o.metadata, ...(namespace ? { namespace } : {}) } };
       if (!existing) return (await this.api.create({ ...s, name: undefined }, body)).object;
-      return (
-        await this.api.update(s, {
-          ...body,
-          metadata: { ...body.metadata, resourceVersion: existing.metadata.resourceVersion },
-        })
-      ).object;
+      return (await this.api.update(s, body)).object;
     } catch (e) {
       if (e instanceof ApiError)
         throw new KubeSimApplyError(`${o.kind} ${o.metadata.name ?? ''}: ${e.message}`, {

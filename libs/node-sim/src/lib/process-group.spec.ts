@@ -1,15 +1,18 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { GroupProcess, groupMembers, markedProcesses } from './process-group.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hns-proc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Polls until `check` holds (bounded), so a slow machine does not make the test flaky. */
-async function eventually(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+/** Polls until the marked processes number `n`; on time-out the failure shows the last list seen. */
+function markedCount(marker: string, n: number): Promise<void> {
+  return vi.waitFor(() => expect(markedProcesses('MARK', marker), marker).toHaveLength(n), {
+    timeout: 30_000,
+    interval: 50,
+  });
 }
 
 const alive = (pid: number): boolean => {
@@ -21,6 +24,8 @@ const alive = (pid: number): boolean => {
   }
 };
 
+// Starting processes on a loaded machine takes seconds: each test has a 60 s budget, and its
+// polls fail with the last list of processes they saw.
 describe('GroupProcess', () => {
   it('stops a process and its children with SIGTERM', async () => {
     const marker = `t-${process.pid}-term`;
@@ -32,12 +37,11 @@ describe('GroupProcess', () => {
       cwd: dir,
       logFile: join(dir, 'a.log'),
     });
-    await eventually(() => markedProcesses('MARK', marker).length === 2);
-    expect(markedProcesses('MARK', marker).length).toBe(2);
+    await markedCount(marker, 2);
     const exit = await p.stop(5000);
     expect(exit.signal).toBe('SIGTERM');
     expect(markedProcesses('MARK', marker)).toEqual([]);
-  });
+  }, 60_000);
 
   it('lists the live members of a process group', async () => {
     const marker = `t-${process.pid}-members`;
@@ -48,12 +52,12 @@ describe('GroupProcess', () => {
       cwd: dir,
       logFile: join(dir, 'c.log'),
     });
-    await eventually(() => markedProcesses('MARK', marker).length === 2);
+    await markedCount(marker, 2);
     expect(groupMembers(p.pid!).sort()).toEqual(markedProcesses('MARK', marker).sort());
     expect(groupMembers(process.pid)).not.toContain(p.pid);
     await p.stop(5000);
     expect(groupMembers(p.pid!)).toEqual([]);
-  });
+  }, 60_000);
 
   it('falls back to SIGKILL after the grace period', async () => {
     const p = new GroupProcess({
@@ -63,9 +67,12 @@ describe('GroupProcess', () => {
       cwd: dir,
       logFile: join(dir, 'b.log'),
     });
-    await eventually(() => existsSync(join(dir, 'trapped')));
+    await vi.waitFor(() => expect(existsSync(join(dir, 'trapped')), 'trapped TERM').toBe(true), {
+      timeout: 30_000,
+      interval: 50,
+    });
     const exit = await p.stop(300);
     expect(exit.signal).toBe('SIGKILL');
     expect(alive(p.pid!)).toBe(false);
-  });
+  }, 60_000);
 });

@@ -74,9 +74,12 @@ export function send(p: Probe): Promise<Reply> {
   });
 }
 
-/** Polls `check` every `intervalMs` until it returns a value; fails naming `what` and the last error. */
+/**
+ * Polls `check` every `intervalMs` until it returns a value; fails naming `what` and the last
+ * error. `what` may be a function, read at the time-out, to say what the checks last saw.
+ */
 export async function waitFor<T>(
-  what: string,
+  what: string | (() => string),
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 60_000,
   intervalMs = 100,
@@ -92,7 +95,7 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline)
       throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${last instanceof Error ? `: ${last.message}` : ''}`,
       );
     await new Promise((r) => setTimeout(r, intervalMs));
   }

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCertificate } from '#kube-sim';
 import { MalformedReviewError } from './admission-review.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
@@ -129,8 +129,11 @@ describe('admission server', () => {
     );
     try {
       await writeFile(src.certFile, 'garbage');
-      await new Promise((r) => setTimeout(r, 100));
-      expect(errors[0]).toMatch(/webhook certificate .*tls\.crt: no PEM certificate in it/);
+      // polled until the follower reported the unreadable file (its poll is 20 ms), not slept on
+      await vi.waitFor(
+        () => expect(errors[0]).toMatch(/webhook certificate .*tls\.crt: no PEM certificate in it/),
+        { timeout: 10_000, interval: 10 },
+      );
       expect((await post(server.port, first.cert, '{}')).cert.subject.CN).toBe('first');
       await writeFile(src.keyFile, second.key);
       await writeFile(src.certFile, second.cert);
