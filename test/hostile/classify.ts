@@ -1,5 +1,6 @@
 import { configLines, escapeCliArg } from '#haproxy-config';
 import type { RenderedOutputs, RenderResult } from '#render';
+import { meaningDifferences } from './meaning.js';
 import type { Obj } from './objects.js';
 
 /** What became of one hostile case. */
@@ -95,13 +96,15 @@ export function quarantinedIndexes(objects: readonly Obj[], hostile: RenderResul
  * Classifies a hostile render. `twinWithout(left)` renders the twin without the objects at the
  * indexes `left` (the twins of what the hostile render quarantined): a quarantine must leave out
  * exactly those objects (same bytes), and a render without quarantine must differ from the twin
- * only in value tokens.
+ * only in value tokens, each of which HAProxy reads as the twin's text with one of `literal`
+ * (the hazard's text, `HostileCase.literal`) inserted and nothing left live.
  */
 export function classify(
   objects: readonly Obj[],
   hostile: RenderResult,
   twin: RenderedOutputs,
   twinWithout: (left: ReadonlySet<number>) => RenderResult,
+  literal: readonly string[],
 ): Verdict {
   if (!hostile.ok) {
     const why = hostile.problems.map((p) => p.message).join('; ');
@@ -116,7 +119,8 @@ export function classify(
     };
   }
   if (left.size === 0) {
-    const diffs = structuralDifferences(hostile.outputs, twin, false);
+    const shape = structuralDifferences(hostile.outputs, twin, false);
+    const diffs = shape.length > 0 ? shape : meaningDifferences(hostile.outputs, twin, literal);
     return diffs.length > 0
       ? { kind: 'injection', detail: diffs.join('; ') }
       : { kind: 'rendered-safely' };

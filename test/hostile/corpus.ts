@@ -1,4 +1,5 @@
 import { HAZARDS, type Hazard } from './hazards.js';
+import { ROUTE_TAG } from './library.js';
 import {
   authSecret,
   b64,
@@ -26,6 +27,12 @@ export interface HostileCase {
   readonly hazard: string;
   readonly objects: readonly Obj[];
   readonly twin: readonly Obj[];
+  /**
+   * The text the hazard adds to a value, as HAProxy must read it: every word of the outputs that
+   * differs from the twin's must read (by HAProxy's rules for its place) as the twin's word with
+   * one of these inserted, and nothing live (`judgeMeaning`). Empty: no word may differ.
+   */
+  readonly literal: readonly string[];
 }
 
 /** What a field builder gets: the case number, the value (hazard inserted or not). */
@@ -130,6 +137,8 @@ export const FIELDS: Readonly<Record<string, (b: Build) => Obj[]>> = {
   'annotation key': (b) => annotated(b, { [`${PFX}${b.ins('timeout-server')}`]: '30s' }),
   'annotation request-headers (value)': (b) =>
     annotated(b, { [`${PFX}request-headers`]: `X-Test: ${b.ins('ab')}` }),
+  // Through the operator's bare `{{ }}` (library.ts), not a typed filter.
+  'annotation route-tag (bare template)': (b) => annotated(b, { [ROUTE_TAG]: b.ins('ok') }),
   'annotation request-headers (name)': (b) =>
     annotated(b, { [`${PFX}request-headers`]: `${b.ins('X-Test')}: ok` }),
   'annotation response-headers (value)': (b) =>
@@ -159,6 +168,12 @@ export const FIELDS: Readonly<Record<string, (b: Build) => Obj[]>> = {
   'annotation balance': (b) => annotated(b, { [`${PFX}balance`]: b.ins('roundrobin') }),
   'annotation rate-limit-rps': (b) => annotated(b, { [`${PFX}rate-limit-rps`]: b.ins('10') }),
 };
+
+/**
+ * Besides the hazard as written, what a field's value may become by a documented transform of
+ * the library (each named with its reason); no other reading of a differing word is accepted.
+ */
+const FIELD_TRANSFORMS: Readonly<Record<string, (hazard: string) => string[]>> = {};
 
 /** Invalid certificates (and valid ones with hostile subject fields) in a TLS Secret. */
 function certificateCases(pki: Pki, start: number): HostileCase[] {
@@ -196,6 +211,7 @@ function certificateCases(pki: Pki, start: number): HostileCase[] {
       hazard: id,
       objects: [tlsSecret(NS, `tls-${i}`, data), ing],
       twin: [tlsSecret(NS, `tls-${i}`, pemData(other.crt, other.key)), ing],
+      literal: [],
     };
   });
 }
@@ -213,15 +229,17 @@ function sizeCases(start: number): HostileCase[] {
     }));
     return { ...base, spec: { ...spec, rules } };
   };
-  const cases: [string, (i: number, hazard: boolean) => Obj[]][] = [
+  // the hazard, what it adds to the one value it changes (none: no word may differ)
+  const cases: [string, (i: number, hazard: boolean) => Obj[], string[]][] = [
     [
       'deeply-nested-spec',
       (i, h) => [
         ingress({ name: name(i), host: host(i), extraSpec: h ? { hostileExtra: nested } : {} }),
       ],
+      [],
     ],
     // The twin is the same object: the hazard is the size itself (no crash, bounded time).
-    ['two-thousand-rules', (i) => [manyRules(i)]],
+    ['two-thousand-rules', (i) => [manyRules(i)], []],
     [
       'five-thousand-annotations',
       (i, h) => [
@@ -233,6 +251,7 @@ function sizeCases(start: number): HostileCase[] {
             : { 'example.com/a0': 'v' },
         }),
       ],
+      [],
     ],
     [
       'header-value-200k',
@@ -240,6 +259,7 @@ function sizeCases(start: number): HostileCase[] {
         annotated({ i } as Build, {
           [`${PFX}request-headers`]: `X-Big: ${h ? 'v'.repeat(200_000) : 'v'}`,
         }),
+      ['v'.repeat(199_999)],
     ],
     [
       'thousand-header-lines',
@@ -249,14 +269,16 @@ function sizeCases(start: number): HostileCase[] {
             '\n',
           ),
         }),
+      [],
     ],
   ];
-  return cases.map(([id, make], k) => ({
+  return cases.map(([id, make, literal], k) => ({
     id: `size/${id}`,
     field: 'object size',
     hazard: id,
     objects: make(start + k, true),
     twin: make(start + k, false),
+    literal,
   }));
 }
 
@@ -273,6 +295,7 @@ export function buildCorpus(pki: Pki, backend: Backend): HostileCase[] {
         hazard: hazard.id,
         objects: build({ i: n, ins: inserter(hazard.text), pki, backend }),
         twin: build({ i: n, ins: inserter(undefined), pki, backend }),
+        literal: [hazard.text, ...(FIELD_TRANSFORMS[field]?.(hazard.text) ?? [])],
       });
     }
   }

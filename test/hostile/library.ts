@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
 import { snapshotOf } from '#index';
 import { compileTemplates, render, type CompiledTemplates, type RenderResult } from '#render';
@@ -26,6 +27,37 @@ export function assembleIngressLibrary(): { text: string; config: TemplateConfig
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The annotation an operator's own template writes into a header through a bare `{{ }}`. */
+export const ROUTE_TAG = 'example/route-tag';
+
+/**
+ * An operator's extension of the library, as a new user writes one (issue 38's reproducer): an
+ * annotation printed into `http-request set-header` (a log-format argument) by a bare `{{ }}`,
+ * with no typed filter, so the corpus judges the escaper's own reading of the place.
+ */
+const ROUTE_TAG_SNIPPET = `{%- for ing in ing_ours %}
+{%- assign tag = ing.metadata.annotations["${ROUTE_TAG}"] %}
+{%- if tag != blank %}
+  http-request set-header X-Route-Tag {{ tag }} if { req.hdr(host),field(1,:),lower -m str {{ ing.spec.rules[0].host }} }
+{%- endif %}
+{%- endfor %}
+`;
+
+/**
+ * The library the corpus runs: the shipped Ingress library (typed filters) plus the operator's
+ * bare `{{ }}` snippet above (a `frontend-http-*` extension point), as text and parsed.
+ */
+export function corpusLibrary(): { text: string; config: TemplateConfig } {
+  const resource = parse(assembleIngressLibrary().text) as {
+    spec: { templateSnippets: Record<string, { template: string }> };
+  };
+  resource.spec.templateSnippets['frontend-http-route-tag'] = { template: ROUTE_TAG_SNIPPET };
+  const text = stringify(resource, { lineWidth: 0 });
+  const parsed = parseTemplateConfigText(text);
+  if (!parsed.ok) throw new Error('the corpus library does not parse');
+  return { text, config: parsed.config };
 }
 
 const WATCHED: Readonly<Record<string, string>> = {

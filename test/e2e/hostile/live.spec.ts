@@ -8,10 +8,11 @@ import { parseServersState } from '#haproxy-config';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { putStatus } from '#testing';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import { answerProblems, expectedAnswer, requestTo } from '../../hostile/answers.js';
 import { quarantinedIndexes } from '../../hostile/classify.js';
 import { cliCommands } from '../../hostile/cli-split.js';
 import { buildCorpus, type HostileCase } from '../../hostile/corpus.js';
-import { assembleIngressLibrary, LibraryRenderer } from '../../hostile/library.js';
+import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';
 import { baseObjects, type Obj } from '../../hostile/objects.js';
 import { makePki, type Pki } from '../../hostile/pki.js';
 import {
@@ -39,12 +40,21 @@ const FULL = process.env['HOSTILE_FULL'] === '1';
 const BUDGET_MS = FULL ? 3_600_000 : 600_000;
 /** `HOSTILE_CASES=id,id`: only these cases (to chase one). */
 const ONLY = process.env['HOSTILE_CASES']?.split(',');
-/** The `npm test` sample: one case per hazard kind and per kind of field. */
+/**
+ * The `npm test` sample: one case per hazard kind and per kind of field, and the expansion family
+ * on each way a value reaches HAProxy (typed filters, the operator's bare `{{ }}`, a map entry
+ * the agent adds at runtime, a realm HAProxy answers with).
+ */
 const SAMPLE = [
   'ingress.host/newline',
-  'ingress.host/kelvin-sign',
   'ingress.path/cli-command',
   'ingress.path/semicolon',
+  'ingress.path/env-dollar',
+  'annotation request-headers (value)/log-format-flags',
+  'annotation response-headers (value)/sample-fetch-cookie',
+  'annotation route-tag (bare template)/log-format',
+  'annotation route-tag (bare template)/env-quoted',
+  'annotation auth-realm/space',
   'ingress.metadata.namespace/space',
   'service.name/hash',
   'endpointslice.address/directive-injection',
@@ -79,6 +89,8 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
   let health: number;
   const agentLog: string[] = [];
   const outcomes: LiveOutcome[] = [];
+  /** Hostile Ingresses that answered a real request as their fields say. */
+  let requested = 0;
 
   const put = (o: object) => sim.apply(o as KubeObject);
   const via = (host: string) => getWithHost(HAPROXY_IP, http, host);
@@ -120,7 +132,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
     });
     await addPod(sim, agent.port);
-    const library = assembleIngressLibrary();
+    const library = corpusLibrary();
     renderer = new LibraryRenderer(library.config);
     const resource = parse(library.text) as { spec: Record<string, unknown> };
     const spec = resource.spec;
@@ -235,6 +247,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
       expect(controller.output(), c.id).toContain('quarantined ');
     }
     await eventually(`${c.id}: show map holds exactly the expected entries`, () => mapsEqual(want));
+    if (left.size === 0) requested += await checkAnswers(c);
     // Everything else keeps being served (real requests).
     expect((await via('good.example.com')).status, c.id).toBe(200);
     expect((await via('annotated.example.com')).status, c.id).toBe(200);
@@ -243,6 +256,27 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
     for (const o of [...c.objects].reverse()) sim.removeUnchecked(o);
     await eventually(`${c.id}: removed`, () => mapsEqual(expectedMaps(base)));
     return { id: c.id, refusedByApi, verdict: left.size > 0 ? 'quarantined' : 'served-safely' };
+  }
+
+  /**
+   * A real request to each Ingress of a case served whole: the status its annotations call for,
+   * and every header value set from an annotation seen literally (by the echo, or on the answer).
+   */
+  async function checkAnswers(c: HostileCase): Promise<number> {
+    let n = 0;
+    for (const o of c.objects) {
+      if (o.kind !== 'Ingress') continue;
+      const want = expectedAnswer(o);
+      let last: string[] = [];
+      await eventually(`${c.id}: ${want.host} answers as its fields say`, async () => {
+        last = answerProblems(want, await requestTo(HAPROXY_IP, http, want.host, want.path));
+        return last.length === 0 ? true : undefined;
+      }).catch((e: unknown) => {
+        throw new Error(`${c.id}: ${want.host}${want.path}: ${last.join('; ')}`, { cause: e });
+      });
+      n++;
+    }
+    return n;
   }
 
   /** `show servers state`: only the echo endpoint and free slots, in well-formed backends. */
@@ -275,10 +309,15 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
         `hostile corpus, live: ${outcomes.length} cases in ${seconds} s;`,
         `${outcomes.filter((o) => o.verdict === 'quarantined').length} quarantined,`,
         `${outcomes.filter((o) => o.verdict === 'served-safely').length} served safely,`,
-        `${refused} had objects kube-sim refuses (then stored unchecked)`,
+        `${refused} had objects kube-sim refuses (then stored unchecked);`,
+        `${requested} hostile Ingresses answered a real request literally`,
       );
       expect(outcomes).toHaveLength(cases.length);
       expect(cases.length).toBeGreaterThanOrEqual(ONLY?.length ?? (FULL ? 300 : SAMPLE.length));
+      // every case served safely had its Ingress asked (each case holds one)
+      const served = outcomes.filter((o) => o.verdict === 'served-safely').length;
+      expect(requested).toBe(served);
+      expect(served).toBeGreaterThan(0);
       // The agent did change HAProxy at runtime, and logged each command.
       expect(agentLog.some((l) => l.startsWith('runtime: '))).toBe(true);
       // The Dataplane password never reaches a log.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
 import { classify, quarantinedIndexes } from '../../hostile/classify.js';
 import { buildCorpus, sampleOf, type HostileCase } from '../../hostile/corpus.js';
-import { assembleIngressLibrary, LibraryRenderer } from '../../hostile/library.js';
+import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';
 import { baseObjects, type Obj } from '../../hostile/objects.js';
 import { makePki } from '../../hostile/pki.js';
 import { eventually, haptic, root, type HapticProcess } from '../controller/support.js';
@@ -24,11 +24,15 @@ const FULL = process.env['HOSTILE_FULL'] === '1';
 /** The whole corpus may take an hour on a slow machine; the sample has a real budget. */
 const BUDGET_MS = FULL ? 3_600_000 : 600_000;
 const ONLY = process.env['HOSTILE_CASES']?.split(',');
-/** The `npm test` sample: every 16th case, and the live leg's chosen ones. */
+/** The `npm test` sample: every 20th case, and the live leg's chosen ones. */
 const CHOSEN = [
   'ingress.host/newline',
   'ingress.path/cli-command',
   'annotation request-headers (value)/log-format',
+  'annotation response-headers (value)/sample-fetch-cookie',
+  'annotation route-tag (bare template)/log-format',
+  'annotation route-tag (bare template)/log-format-flags',
+  'annotation route-tag (bare template)/env-quoted',
   'annotation redirect-to/escaped-semicolon',
   'certificate/key-mismatch',
   'certificate/lines-after-pem',
@@ -82,7 +86,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       metadata: { namespace: 'haptic', name: 'dp-creds' },
       data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
     });
-    const library = assembleIngressLibrary();
+    const library = corpusLibrary();
     renderer = new LibraryRenderer(library.config);
     const resource = parse(library.text) as { spec: Record<string, unknown> };
     const spec = resource.spec;
@@ -107,7 +111,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       ? all.filter((c) => ONLY.includes(c.id))
       : FULL
         ? all
-        : [...sampleOf(all, 16), ...all.filter((c) => CHOSEN.includes(c.id))].filter(
+        : [...sampleOf(all, 20), ...all.filter((c) => CHOSEN.includes(c.id))].filter(
             (c, k, xs) => xs.indexOf(c) === k,
           );
     controller = haptic([
@@ -221,8 +225,12 @@ describe('the hostile-input corpus through the admission webhook', () => {
       } else {
         const twin = renderer.render([...base, ...c.twin]);
         if (!twin.ok) throw new Error(`corpus defect: the twin of ${c.id} does not render`);
-        const verdict = classify(c.objects, inProcess, twin.outputs, (gone) =>
-          renderer.render([...base, ...c.twin.filter((_, k) => !gone.has(k))]),
+        const verdict = classify(
+          c.objects,
+          inProcess,
+          twin.outputs,
+          (gone) => renderer.render([...base, ...c.twin.filter((_, k) => !gone.has(k))]),
+          c.literal,
         );
         if (verdict.kind !== 'rendered-safely')
           throw new Error(`${c.id}: allowed by the webhook but ${JSON.stringify(verdict)}`);
