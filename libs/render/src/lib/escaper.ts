@@ -243,6 +243,21 @@ function escapeUntrusted(ctx: Context, text: string, place: ArgPlace | undefined
 }
 
 /**
+ * A whole configuration line a typed filter composed and vetted (a backend snippet line the
+ * operator allowed, a timeout line): only control characters are refused, since they could add
+ * a line; its words are the filter's, not one argument of unknown kind.
+ */
+export function escapeLine(this: { context: Context }, value: unknown): string {
+  const text = outputText(toValue(value));
+  const bad = FORBIDDEN_CHARS.exec(text);
+  if (bad) {
+    const object = attributeValue(this.context, explainsUnsafe(text, bad.index));
+    refuse(this.context, text, object, `contains ${charName(bad[0])}`);
+  }
+  return text;
+}
+
+/**
  * The output escaper of haproxy.cfg and map templates: refuses control characters (they could add
  * a line or a directive) and names the watched object the value came from. In haproxy.cfg, a
  * value from a watched object that holds a character HAProxy would read specially is written so
@@ -262,12 +277,7 @@ export function escapeOutput(this: { context: Context; token?: unknown }, value:
     for (const part of v.parts) out += escapeOutput.call(this, part);
     return out;
   }
-  const text = outputText(v);
-  const bad = FORBIDDEN_CHARS.exec(text);
-  if (bad) {
-    const object = attributeValue(this.context, explainsUnsafe(text, bad.index));
-    refuse(this.context, text, object, `contains ${charName(bad[0])}`);
-  }
+  const text = escapeLine.call(this, v);
   const place = placeOf(this.token);
   if (place === 'map') return text;
   if (v instanceof QuotedWord) return placedWord(this.context, v, place);

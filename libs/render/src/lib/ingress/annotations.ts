@@ -2,7 +2,7 @@
 // settings its annotations give (annotation-reader.ts) and, with the endpoint lists, its server
 // lines — the whole section in one output. Bytes are the Liquid version's.
 import type { Context } from 'liquidjs';
-import { OutputLines, OutputSections, escapeOutput } from '../escaper.js';
+import { OutputLines, OutputSections, escapeLine, escapeOutput } from '../escaper.js';
 import { certPath } from '../filters-context.js';
 import { deployedBackend } from '../fragment-globals.js';
 import { haproxyQuote, headerValue, intRange } from '../filters-haproxy.js';
@@ -95,9 +95,11 @@ function backendLines(ctx: Context, be: string, s: Settings): string[] {
   // Each value is checked as its own `{{ }}` was (same refusal, same attribution).
   const out = (v: unknown): string => escapeOutput.call({ context: ctx }, v);
   const q = { context: ctx };
+  // whole lines the annotation reader vetted (timeouts it built, operator-allowed snippet lines)
+  const line = (v: unknown): string => escapeLine.call(q, v);
   const lines = [`balance ${out(s.balance)}`];
   if (s.balance === 'source' || s.balance === 'uri') lines.push('hash-type consistent');
-  for (const l of s.timeouts) lines.push(out(l));
+  for (const l of s.timeouts) lines.push(line(l));
   if (s.sslRedirect)
     lines.push(`http-request redirect scheme https code ${out(s.sslCode)} if !{ ssl_fc }`);
   if (s.allow !== '') lines.push(`http-request deny deny_status 403 if !{ src${out(s.allow)} }`);
@@ -120,7 +122,7 @@ function backendLines(ctx: Context, be: string, s: Settings): string[] {
   for (const [n, v] of s.respHeaders)
     lines.push(`http-response set-header ${out(n)} ${out(headerValue.call(q, v))}`);
   if (s.cookie !== '') lines.push(`cookie ${out(s.cookie)} insert indirect nocache httponly`);
-  for (const l of s.snippet) lines.push(out(l));
+  for (const l of s.snippet) lines.push(line(l));
   return lines;
 }
 
