@@ -169,17 +169,24 @@ function kindAfter(
 function aclKind(words: readonly (string | undefined)[]): ArgKind | undefined {
   if (words.length === 0) return 'sample';
   const fetch = words[0];
-  if (fetch === undefined) return undefined;
-  let regex = /_(reg|rex)$/.test(fetch.replace(/\(.*$/, ''));
+  // a fetch the template fills in (`req.fhdr({{ name }})`) still has a known match method when
+  // `-m` names it: then the method alone decides the patterns' kind
+  let regex: boolean | undefined =
+    fetch === undefined ? undefined : /_(reg|rex)$/.test(fetch.replace(/\(.*$/, ''));
   let expectFlagArg = false;
+  let method = false;
   for (const w of words.slice(1)) {
     if (w === undefined) return undefined;
     if (expectFlagArg) {
-      if (w === 'reg') regex = true;
+      if (method) regex = w === 'reg';
       expectFlagArg = false;
-    } else if (w === '-m' || w === '-f' || w === '-M' || w === '-u') expectFlagArg = true;
+    } else if (w === '-m' || w === '-f' || w === '-M' || w === '-u') {
+      expectFlagArg = true;
+      method = w === '-m';
+    }
   }
   if (expectFlagArg) return 'word';
+  if (regex === undefined) return undefined;
   return regex ? 'regex' : 'acl-pattern';
 }
 

@@ -202,6 +202,11 @@ describe('DIRECTIVE_ARGS', () => {
       inSampleArgs: true,
     });
     expect(place('  acl a path_reg ')).toMatchObject({ kind: 'regex' });
+    // a fetch the template fills in: `-m` alone decides (the Gateway library's header matches)
+    expect(place(' { req.fhdr(\uE000) -m str ')).toMatchObject({ kind: 'acl-pattern' });
+    expect(place(' { url_param(\uE000) -m reg ')).toMatchObject({ kind: 'regex' });
+    expect(place(' { \uE000 ').kind).toBeUndefined();
+    expect(place('  acl a path_reg -m str ')).toMatchObject({ kind: 'acl-pattern' });
     expect(place('  http-request set-header X-A v if { hdr(host) -i ')).toMatchObject({
       kind: 'acl-pattern',
     });
