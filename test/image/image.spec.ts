@@ -180,7 +180,7 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
           },
         ],
       },
-    } as KubeObject);
+    });
     const r = await eventually(
       'the Ingress host to answer through HAProxy',
       async () => {
@@ -203,7 +203,10 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
 
   it('validates the rendered configuration with `haproxy -c` in both images', () => {
     const cfg = `${CONFIG_DIR}/haproxy.cfg`;
+    // map and certificate paths are relative to the config folder, HAProxy's working folder
     const mount = [
+      '--workdir',
+      CONFIG_DIR,
       '-v',
       `${join(dir, 'haproxy')}:${CONFIG_DIR}:ro`,
       '--env',

@@ -62,9 +62,9 @@ export function start(name: string, image: string, args: string[], extra: string
   return name;
 }
 
-/** Stops a container with SIGTERM (10 s grace) and returns its exit code and logs. */
+/** Stops a container with SIGTERM (30 s grace, as a loaded machine may need) and returns its exit code and logs. */
 export function stop(name: string): { code: number; logs: string } {
-  podman(['stop', '--time', '10', name]);
+  podman(['stop', '--time', '30', name]);
   const code = Number(podman(['inspect', '--format', '{{.State.ExitCode}}', name]).stdout.trim());
   const logs = podman(['logs', name]);
   podman(['rm', '--force', '--time', '0', name]);

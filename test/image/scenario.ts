@@ -68,5 +68,5 @@ export function templateConfig(agentPort: number, httpPort: number): KubeObject 
       maps: { 'hosts.map': { template: HOSTS_MAP } },
       haproxyConfig: { template: HAPROXY_CFG },
     },
-  } as unknown as KubeObject;
+  };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chartDir, find, root, template } from './helm.js';
+import { find, root, template } from './helm.js';
 
 interface Instruction {
   readonly op: string;
