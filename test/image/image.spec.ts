@@ -214,8 +214,12 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
     ];
     expect(readFileSync(join(dir, 'haproxy', 'haproxy.cfg'), 'utf8')).toContain('be_apps_web');
     const inHaproxyImage = runOnce(images.haproxy, ['-c', '-f', cfg], mount);
-    expect(inHaproxyImage.stdout + inHaproxyImage.stderr).toContain('Configuration file is valid');
+    expect(inHaproxyImage.stderr).not.toContain('ALERT');
     expect(inHaproxyImage.status).toBe(0);
+    // the check reads the maps: from another folder the same file is refused
+    const elsewhere = runOnce(images.haproxy, ['-c', '-f', cfg], [...mount, '--workdir', '/tmp']);
+    expect(elsewhere.stderr).toContain('failed to open pattern file <maps/hosts.map>');
+    expect(elsewhere.status).not.toBe(0);
     const inController = runOnce(
       images.controller,
       ['-c', '-f', cfg],
