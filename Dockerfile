@@ -1,57 +1,43 @@
 # syntax=docker/dockerfile:1
-# The haptic image: the controller (`haptic run`) and the agent (`haptic agent`), with the same
-# HAProxy version the chart's HAProxy pods run, so `haproxy -c` validates with what serves.
+# The haptic image: the controller (`haptic run`) and the agent (`haptic agent`), with the HAProxy
+# the tests run, so `haproxy -c` validates with what the chart's HAProxy pods serve.
 #
-#   docker build -t haproxy-haptic/haptic:0.1.0 .
+# Built by `npm run image` (scripts/image.mjs), which assembles the two bases named below from
+# Debian trixie (mmdebstrap) and Node's linux binary (npm package node-linux-<arch>), stages the
+# compiled app as the build context, and passes the bases as build arguments:
 #
-# Keep HAPROXY_VERSION equal to the chart's haproxy.image.tag (test/e2e/chart checks it).
-ARG NODE_VERSION=26
-ARG HAPROXY_VERSION=3.2
+#   buildah build -f Dockerfile --build-arg BASE_IMAGE=… --build-arg NODE_IMAGE=… <staged context>
+#
+# The versions here are the ones the bases must carry; the build fails when they do not.
+ARG NODE_VERSION=26.12.1
+ARG HAPROXY_VERSION=3.0.11
+# Debian trixie with HAProxy (Debian's package), tini, CA certificates, libstdc++ and libatomic.
+ARG BASE_IMAGE=localhost/haptic-base/trixie-haproxy:${HAPROXY_VERSION}
+# Node's official linux binary at /usr/local/bin/node (nothing else).
+ARG NODE_IMAGE=localhost/haptic-base/node:${NODE_VERSION}
 
-# ── build: compile TypeScript, then keep production dependencies only ──
-FROM node:${NODE_VERSION}-trixie-slim AS build
-WORKDIR /src
-COPY package.json package-lock.json ./
-# the npm workspaces (examples/*) are part of the lockfile and of `npm run build`
-COPY examples ./examples
-RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
-COPY apps ./apps
-COPY libs ./libs
-RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+FROM ${NODE_IMAGE} AS node
 
-# ── haproxy: the binary of the chart's HAProxy image and the libraries it needs beyond glibc ──
-FROM haproxytech/haproxy-debian:${HAPROXY_VERSION} AS haproxy
-USER root
-RUN set -eu; \
-    apt-get update; apt-get install -y --no-install-recommends patchelf; \
-    bin="$(command -v haproxy)"; \
-    mkdir -p /out/sbin /out/lib/haproxy; \
-    cp "$bin" /out/sbin/haproxy; \
-    ldd "$bin" | awk '/=> \// { print $3 }' \
-      | grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' \
-      | xargs -r -I{} cp -L {} /out/lib/haproxy/; \
-    patchelf --set-rpath /usr/local/lib/haproxy /out/sbin/haproxy
-
-# ── runtime: current Node LTS, non-root, nothing written outside /tmp ──
-FROM node:${NODE_VERSION}-trixie-slim AS runtime
+# ── runtime: Node + HAProxy on Debian trixie, non-root, nothing written outside /tmp ──
+FROM ${BASE_IMAGE} AS runtime
+ARG NODE_VERSION
+ARG HAPROXY_VERSION
 ENV NODE_ENV=production \
     HOME=/tmp \
-    HAPTIC_HAPROXY_BIN=/usr/local/sbin/haproxy
-COPY --from=haproxy /out/sbin/haproxy /usr/local/sbin/haproxy
-COPY --from=haproxy /out/lib/haproxy/ /usr/local/lib/haproxy/
-# Fails the build when a library is missing or the version is not the chart's.
-ARG HAPROXY_VERSION
-RUN haproxy -vv | head -1 | grep -q "^HAProxy version ${HAPROXY_VERSION}" \
+    HAPTIC_HAPROXY_BIN=/usr/sbin/haproxy
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+# Fails the build when a base is not the version named above.
+RUN node --version | grep -qx "v${NODE_VERSION}" \
+    && haproxy -v | head -1 | grep -q "^HAProxy version ${HAPROXY_VERSION}" \
     && groupadd --system --gid 10001 haptic \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /tmp haptic
-WORKDIR /app
-COPY --from=build /src/package.json ./package.json
-COPY --from=build /src/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
-COPY bin ./bin
+# The staged app: package.json, bin/, dist/ and production node_modules, without the test bed
+# (kube-sim, node-sim, bench, conformance, echo) and without source maps.
+COPY app /app
+RUN ln -s /app/bin/haptic.js /usr/local/bin/haptic
 # The chart's pods run with a read-only root filesystem and an emptyDir at /tmp.
 USER 10001:10001
 EXPOSE 8080 9090 9443 5555
-ENTRYPOINT ["node", "/app/bin/haptic.js"]
+# tini is PID 1: it forwards signals to Node and reaps the HAProxy processes the agent leaves.
+ENTRYPOINT ["/usr/bin/tini", "--", "haptic"]
 CMD ["run"]

@@ -62,6 +62,21 @@ export default defineConfig({
           setupFiles: [`${root}test/setup.ts`],
         },
       },
+      {
+        // The built images under podman (root only): run by `npm run test:image`, which builds them
+        // first and names them in HAPTIC_IMAGE_CONTROLLER / HAPTIC_IMAGE_HAPROXY.
+        ...shared,
+        test: {
+          name: 'image',
+          include: ['test/image/**/*.spec.ts'],
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          setupFiles: [`${root}test/setup.ts`],
+        },
+      },
     ],
   },
 });

@@ -110,7 +110,7 @@ describe('the HAProxy pods of the chart', () => {
     });
     const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
     const agent = container(d, 'dataplane');
-    expect(agent.image).toBe('haproxy-haptic/haptic:0.1.0');
+    expect(agent.image).toBe('ghcr.io/haproxy-haptic/haptic:0.1.0');
     expect(agent.args).toEqual(
       expect.arrayContaining([
         'agent',

@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.js';
+import { loadTestBed } from '../test-bed.js';
 import type { BenchFlags } from './bench.action.js';
 
 function collect(value: string, previous: string[]): string[] {
@@ -34,7 +35,9 @@ export const benchCommand: CliCommand = {
       )
       .action(async (flags: BenchFlags) => {
         // loaded on use: other subcommands must not pay for the bench and the test-bed
-        const { benchAction } = await import('./bench.action.js');
+        const lib = await loadTestBed('bench', ctx, () => import('./bench.action.js'));
+        if (lib === undefined) return;
+        const { benchAction } = lib;
         ctx.setExit(await benchAction(flags, ctx));
       });
   },

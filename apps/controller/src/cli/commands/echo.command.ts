@@ -1,6 +1,7 @@
-import { EchoConfigError, resolveEchoConfig, startEcho, type EchoOptions } from '#echo';
+import type { EchoOptions } from '#echo';
 import { ExitCode } from '../cli-io.js';
 import type { CliCommand } from '../command.js';
+import { loadTestBed } from '../test-bed.js';
 
 /** Resolves when the process is asked to stop (SIGTERM or SIGINT). */
 function untilSignal(): Promise<NodeJS.Signals> {
@@ -37,6 +38,9 @@ export const echoCommand: CliCommand = {
       .option('--profile <name>', "apply an upstream image's defaults (echo-basic: h2c on 3001)")
       .option('-o, --output <format>', 'text or json (the listening line)', 'text')
       .action(async (opts: EchoOptions & { output: string }) => {
+        const lib = await loadTestBed('echo', ctx, () => import('#echo'));
+        if (lib === undefined) return;
+        const { EchoConfigError, resolveEchoConfig, startEcho } = lib;
         let config;
         try {
           config = resolveEchoConfig(opts, process.env);

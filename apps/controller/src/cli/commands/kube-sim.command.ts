@@ -1,6 +1,7 @@
-import { KubeSim, KubeSimApplyError } from '#kube-sim';
+import type { KubeSim } from '#kube-sim';
 import { ExitCode } from '../cli-io.js';
 import type { CliCommand } from '../command.js';
+import { loadTestBed } from '../test-bed.js';
 
 interface KubeSimFlags {
   port: string;
@@ -62,6 +63,9 @@ export const kubeSimCommand: CliCommand = {
           io.err(`haptic kube-sim: --port must be 0..65535, got "${flags.port}"`);
           return ctx.setExit(ExitCode.invalidInput);
         }
+        const lib = await loadTestBed('kube-sim', ctx, () => import('#kube-sim'));
+        if (lib === undefined) return;
+        const { KubeSim, KubeSimApplyError } = lib;
         // Listen for signals before anything is printed: a supervisor may stop us the moment it
         // reads the address, before a handler installed afterwards would exist.
         const signalled = untilSignal();

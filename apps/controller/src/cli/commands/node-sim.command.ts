@@ -4,6 +4,7 @@ import type * as NodeSimModule from '#node-sim';
 import type { ImageRule, NodeSim, NodeSimOptions } from '#node-sim';
 import { ExitCode } from '../cli-io.js';
 import type { CliCommand } from '../command.js';
+import { loadTestBed } from '../test-bed.js';
 
 interface NodeSimFlags {
   kubeconfig: string;
@@ -104,7 +105,8 @@ export const nodeSimCommand: CliCommand = {
       .option('-o, --output <format>', 'text or json (the ready line)', 'text')
       .action(async (flags: NodeSimFlags) => {
         const log = (line: string): void => io.err(`node-sim: ${line}`);
-        const lib: NodeSimLib = await import('#node-sim');
+        const lib = await loadTestBed<NodeSimLib>('node-sim', ctx, () => import('#node-sim'));
+        if (lib === undefined) return;
         const { NodeSim, NodeSimConfigError } = lib;
         let sim: NodeSim;
         const stopped = untilSignal();
