@@ -68,17 +68,17 @@ export class ChangeLog implements OnModuleInit, OnModuleDestroy {
       bus.subscribe(
         'deploy.completed',
         (e) => {
-          const { pod, durationMs, reloaded, stages } = e.payload;
-          s.deployed(e.correlationId, { pod, durationMs, reloaded, stages: stages ?? {} }, e.at);
+          const { pod, hash, durationMs, reloaded, stages } = e.payload;
+          s.deployed(hash, { pod, durationMs, reloaded, stages: stages ?? {} }, e.at);
         },
         name,
       ),
       bus.subscribe(
         'deploy.failed',
         (e) => {
-          const { pod, reason } = e.payload;
+          const { pod, hash, reason } = e.payload;
           s.deployed(
-            e.correlationId,
+            hash,
             { pod, durationMs: 0, reloaded: false, stages: {}, error: reason },
             e.at,
           );

@@ -19,14 +19,14 @@ describe('ChangeStages', () => {
     s.stage('c1', 'validate', 50);
     s.deploying('c1', 2, 1092);
     s.deployed(
-      'c1',
+      'h1',
       { pod: 'p/a', durationMs: 40, reloaded: false, stages: { plan: 10, runtime: 25 } },
       1130,
     );
     expect(s.list()).toHaveLength(0);
     expect(s.pending().map((c) => c.correlationId)).toEqual(['c1']);
     s.deployed(
-      'c1',
+      'h1',
       { pod: 'p/b', durationMs: 60, reloaded: false, stages: { plan: 20, runtime: 30 } },
       1150,
     );
@@ -90,6 +90,27 @@ describe('ChangeStages', () => {
     ]);
   });
 
+  it("attributes a pod's deployment to the run that rendered its hash, whatever its context", () => {
+    const { s } = recorder();
+    s.changed('a', 'a', 0);
+    s.triggered('a', 0, ['a']);
+    s.stage('a', 'render', 1, 'ha');
+    s.deploying('a', 1, 5);
+    s.changed('b', 'b', 6);
+    s.triggered('b', 6, ['b']);
+    s.stage('b', 'render', 1, 'hb');
+    s.deploying('b', 1, 8);
+    // b's deployment reported first (in whatever context the pod's worker ran), then a's
+    s.deployed('hb', { pod: 'p', durationMs: 3, reloaded: false, stages: {} }, 11);
+    s.deployed('ha', { pod: 'p', durationMs: 2, reloaded: false, stages: {} }, 12);
+    s.deployed('hz', { pod: 'p', durationMs: 2, reloaded: false, stages: {} }, 13);
+    expect(s.list().map((c) => [c.correlationId, c.outcome, c.stagesMs.applied])).toEqual([
+      ['a', 'superseded', undefined],
+      ['b', 'applied', 5],
+    ]);
+    expect(s.list()[1]?.pods.map((p) => p.durationMs)).toEqual([3]);
+  });
+
   it('keeps only the newest finished changes', () => {
     const { s } = recorder(3);
     for (let i = 0; i < 10; i++) {
@@ -104,8 +125,9 @@ describe('ChangeStages', () => {
     const { s } = recorder();
     s.changed('a', 'a', 0);
     s.triggered('a', 0, ['a']);
+    s.stage('a', 'render', 1, 'ha');
     s.deploying('a', 1, 5);
-    s.deployed('a', { pod: 'p', durationMs: 0, reloaded: false, stages: {}, error: 'refused' }, 9);
+    s.deployed('ha', { pod: 'p', durationMs: 0, reloaded: false, stages: {}, error: 'refused' }, 9);
     expect(s.list()[0]).toMatchObject({ outcome: 'failed', reason: 'refused' });
   });
 });

@@ -114,10 +114,19 @@ export class ChangeStages {
     if (this.reported(r) >= pods) this.applied(run, r, at);
   }
 
-  /** One pod took (or refused) the run's configuration. */
-  deployed(run: string, pod: PodStages, at: number): void {
-    const r = this.runs.get(run);
-    if (!r) return;
+  /**
+   * One pod took (or refused) the configuration whose render hash is `hash`: it counts for the
+   * newest open run that rendered it. Matched by hash, not by the deployment's correlation id: a
+   * pod's worker may run a deployment in the async context of another run (latest wins).
+   */
+  deployed(hash: string, pod: PodStages, at: number): void {
+    let found: [string, Run] | undefined;
+    for (const entry of this.runs) {
+      if (entry[1].changes[0]?.hash !== hash) continue;
+      if (!found || entry[1].seq > found[1].seq) found = entry;
+    }
+    if (!found) return;
+    const [run, r] = found;
     for (const c of r.changes) c.pods.push(pod);
     if (r.expectedPods !== undefined && this.reported(r) >= r.expectedPods)
       this.applied(run, r, at);
