@@ -26,7 +26,7 @@ export interface AgentOptions {
   /** HAProxy binary (default: HAPTIC_HAPROXY_BIN, then the project's HAProxy 3.0, then PATH). */
   readonly haproxyBin?: string;
   readonly credentials: CredentialSource;
-  /** Reloads requested within this window share one reload (default 100 ms). */
+  /** Reloads requested within this window share one reload (default 0: at once, still one per turn). */
   readonly reloadDelayMs?: number;
   readonly agentVersion?: string;
   readonly log?: (line: string) => void;
@@ -118,7 +118,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const reloader: Reloader = new Reloader(
     () => haproxy.reload(),
     haproxyLock,
-    options.reloadDelayMs ?? 100,
+    options.reloadDelayMs ?? 0,
     (r) => {
       log(`reload ${r.id} ${r.status}`);
       writeAtomic(historyFile, JSON.stringify(reloader.list()));

@@ -46,3 +46,4 @@ export {
 export { type Measure, type Unit, isFinite as isFiniteMeasure } from './lib/measures.js';
 export { chartSettings, type ChartSettings } from './lib/chart.js';
 export { TerminalProgress, silent, type Progress } from './lib/progress.js';
+export { LATENCY_STAGES } from './lib/change-stages.js';

@@ -212,6 +212,7 @@ export class DataplaneListener implements LeaderElectionRunnable, OnModuleDestro
         reloaded,
         runtimeOperations: runtime.length,
         durationMs: r.durationMs,
+        ...(r.outcome.stages ? { stages: r.outcome.stages } : {}),
       });
       return;
     }

@@ -30,6 +30,33 @@ export interface DataplaneCredentials {
 }
 
 /**
+ * The stages of one deployment to one pod: reading the pod and planning, waiting out the reload
+ * gate (minDeploymentInterval, stagger), runtime operations, storage writes, the reload.
+ */
+export const DEPLOY_STAGES = ['plan', 'wait', 'runtime', 'storage', 'reload'] as const;
+export type DeployStage = (typeof DEPLOY_STAGES)[number];
+
+/**
+ * The stages of one change from the index to the pods (the label values of
+ * haptic_change_stage_seconds, a fixed set): `index` (received → published), `debounce`
+ * (published → render triggered), `render`, `validate`, `deploy` (per pod, with its DEPLOY_STAGES)
+ * and `applied` (received → the last pod deployed).
+ */
+export const CHANGE_STAGES = [
+  'index',
+  'debounce',
+  'render',
+  'validate',
+  'deploy',
+  ...DEPLOY_STAGES,
+  'applied',
+] as const;
+export type ChangeStage = (typeof CHANGE_STAGES)[number];
+
+/** At most this many change correlation ids ride on one reconcile.triggered. */
+export const CHANGES_PER_RUN = 64;
+
+/**
  * Fact topics: ordered, never dropped. Names are `noun.past-verb`. Payloads are immutable facts;
  * the envelope (BusEvent) adds seq, timestamp and correlation id.
  */
@@ -39,6 +66,8 @@ export interface HapticFacts {
     readonly watched: string;
     readonly change: 'added' | 'modified' | 'deleted' | 'relisted';
     readonly object?: ObjectRef;
+    /** When the index received the (first coalesced) change, ms since the epoch: the `index` stage ends at publish. */
+    readonly receivedAt?: number;
   };
   /** Every watch has delivered its first list. */
   'index.synced': { readonly watched: readonly string[] };
@@ -52,7 +81,12 @@ export interface HapticFacts {
     readonly generation?: number;
   };
   /** The reconcile loop decided to render. */
-  'reconcile.triggered': { readonly reason: string; readonly coalesced: number };
+  'reconcile.triggered': {
+    readonly reason: string;
+    readonly coalesced: number;
+    /** Correlation ids of the changes this run covers (bounded: the first CHANGES_PER_RUN). */
+    readonly changes?: readonly string[];
+  };
   /** A render finished; `hash` identifies its outputs. */
   'render.completed': { readonly hash: string; readonly durationMs: number };
   'render.failed': { readonly reason: string };
@@ -71,6 +105,8 @@ export interface HapticFacts {
     readonly reloaded: boolean;
     readonly runtimeOperations: number;
     readonly durationMs: number;
+    /** Where the deployment's time went, ms per stage (stages that did not run are absent). */
+    readonly stages?: Readonly<Partial<Record<DeployStage, number>>>;
   };
   'deploy.failed': { readonly pod: string; readonly hash: string; readonly reason: string };
 }

@@ -31,12 +31,16 @@ describe('IndexListener', () => {
     index.remove('ings', obj('x'));
     await tick();
     await bus.idle();
-    expect(published(bus, 'resource.changed').map((e) => e.payload)).toEqual([
+    const changed = published(bus, 'resource.changed');
+    expect(changed.map(({ payload: { receivedAt: _, ...p } }) => p)).toEqual([
       { watched: 'ings', change: 'modified' },
       { watched: 'secrets', change: 'added', object: { namespace: 'a', name: 's' } },
       { watched: 'ings', change: 'deleted', object: { namespace: 'a', name: 'x' } },
     ]);
     expect(listener.coalesced).toBe(1);
+    // when the index got each (first coalesced) change: the `index` stage starts there
+    for (const e of changed) expect(e.payload.receivedAt).toBeLessThanOrEqual(e.at);
+    expect(changed.every((e) => typeof e.payload.receivedAt === 'number')).toBe(true);
   });
 
   it('publishes index.synced once every resource is listed, even one that could not be', async () => {

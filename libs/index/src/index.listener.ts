@@ -19,7 +19,10 @@ type Changed = HapticFacts['resource.changed'];
  */
 @Injectable()
 export class IndexListener implements OnModuleInit, OnApplicationShutdown {
-  private readonly pending = new Map<string, { count: number; last: IndexChange }>();
+  private readonly pending = new Map<
+    string,
+    { count: number; last: IndexChange; receivedAt: number }
+  >();
   private readonly logger = new Logger('Index');
   private flushing: NodeJS.Immediate | undefined;
   /** Flushes run one after another so facts keep their order under back-pressure. */
@@ -55,7 +58,7 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
       p.count++;
       p.last = change;
       this.coalesced++;
-    } else this.pending.set(change.resource, { count: 1, last: change });
+    } else this.pending.set(change.resource, { count: 1, last: change, receivedAt: Date.now() });
     this.schedule();
   }
 
@@ -71,11 +74,11 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
   private async flush(): Promise<void> {
     const batch = [...this.pending.values()];
     this.pending.clear();
-    for (const { count, last } of batch) {
+    for (const { count, last, receivedAt } of batch) {
       const payload: Changed =
         count === 1 && last.object
-          ? { watched: last.resource, change: last.change, object: last.object }
-          : { watched: last.resource, change: count === 1 ? last.change : 'modified' };
+          ? { watched: last.resource, change: last.change, object: last.object, receivedAt }
+          : { watched: last.resource, change: count === 1 ? last.change : 'modified', receivedAt };
       await this.bus.publish('resource.changed', payload);
     }
     // Synced is reported after the changes that completed it.

@@ -72,6 +72,41 @@ describe('ReconcileListener', () => {
     await listener.onModuleDestroy();
   });
 
+  it('carries the changes it covers, and a run lasts until its render completes', async () => {
+    const { bus, settle, triggered, listener } = await setup();
+    bus.setState('config.current', config());
+    await bus.publish('index.synced', { watched: ['ingresses'] });
+    await settle(1000);
+    const change = (name: string, correlationId: string) =>
+      bus.publish(
+        'resource.changed',
+        { watched: 'ingresses', change: 'modified', object: { namespace: 'a', name } },
+        { correlationId },
+      );
+    await change('x', 'change-x');
+    await settle(5);
+    const first = triggered()[1]!;
+    expect(first.correlationId).toBe('change-x');
+    expect(first.payload.changes).toEqual(['change-x']);
+    await change('y', 'change-y'); // its render is still under way: coalesced
+    await settle(5);
+    expect(triggered()).toHaveLength(2);
+    await bus.publish('render.completed', { hash: 'h', durationMs: 10 }, { correlationId: 'x' });
+    await settle(5);
+    expect(triggered()).toHaveLength(2); // another run's render does not end this one
+    await bus.publish(
+      'render.completed',
+      { hash: 'h', durationMs: 10 },
+      { correlationId: 'change-x' },
+    );
+    await settle(0);
+    await settle(100); // arrived during a run: the configured debounce applies
+    const second = triggered()[2]!;
+    expect(second.correlationId).toBe('change-y');
+    expect(second.payload.changes).toEqual(['change-y']);
+    await listener.onModuleDestroy();
+  });
+
   it('triggers when a new config version arrives', async () => {
     const { bus, settle, triggered, listener } = await setup();
     bus.setState('config.current', config());

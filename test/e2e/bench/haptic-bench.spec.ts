@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isFiniteMeasure, SCENARIOS, type BenchResult } from '#bench';
+import { isFiniteMeasure, LATENCY_STAGES, SCENARIOS, type BenchResult } from '#bench';
 import { resolveHaproxyBinary } from '#haproxy-bin';
 import { root } from '../controller/support.js';
 
@@ -15,6 +15,8 @@ const EXPECTED: Record<(typeof SCENARIOS)[number], readonly string[]> = {
   latency: ['new-host', 'endpoint-change', 'certificate-rotation', 'structural'].flatMap((k) => [
     `latency.${k}`,
     `latency.${k}.reloads`,
+    // the median per stage of the changes the controller's /debug/changes reported applied
+    ...LATENCY_STAGES.map((s) => `latency.${k}.stage.${s}`),
   ]),
   floor: [
     'floor.haproxy-check',

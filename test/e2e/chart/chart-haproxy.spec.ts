@@ -103,7 +103,7 @@ describe('the HAProxy pods of the chart', () => {
     expect(lb.spec.ports[0].nodePort).toBe(30080);
   });
 
-  it('runs haptic agent in agent mode with the same reload delay and the password as a file', () => {
+  it('runs haptic agent in agent mode with no reload delay (whatever the sidecar is given) and the password as a file', () => {
     const ms = template({
       'haproxy.dataplane.mode': 'agent',
       'haproxy.dataplane.reloadDelaySeconds': 2,
@@ -115,7 +115,7 @@ describe('the HAProxy pods of the chart', () => {
       expect.arrayContaining([
         'agent',
         '--config-dir=/etc/haproxy',
-        '--reload-delay=2000',
+        '--reload-delay=0', // synchronous through the master socket (issue 37)
         '--password-file=/var/run/haptic/credentials/dataplane_password',
         // The agent seeds the shared folder itself: no init container (no shell in the image).
         '--bootstrap-config=/etc/haptic/haproxy/haproxy.cfg',

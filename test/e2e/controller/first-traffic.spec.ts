@@ -223,6 +223,48 @@ describeForMajors(
       expect(JSON.parse(r.body)).toMatchObject({ host: 'web.example.com', pod: 'web-0' });
     });
 
+    it('shows the Ingress change on /debug/changes by correlation id, with its stages', async () => {
+      const health = Number(/"healthPort":(\d+)/.exec(controller.output())![1]);
+      const get = async (path: string) =>
+        (await (await fetch(`http://127.0.0.1:${health}${path}`)).json()) as unknown;
+      type Change = {
+        correlationId: string;
+        change: string;
+        run?: string;
+        outcome: string;
+        stagesMs: Record<string, number>;
+        pods: { pod: string; stages: Record<string, number> }[];
+      };
+      expect(await get('/debug')).toMatchObject({
+        endpoints: expect.arrayContaining(['/debug/changes']) as unknown,
+      });
+      const change = await eventually('the Ingress change to be applied', async () => {
+        const { changes } = (await get('/debug/changes')) as { changes: Change[] };
+        return changes.find((c) => c.change === 'ingresses apps/web added');
+      });
+      expect(change.outcome).toBe('applied');
+      for (const stage of ['index', 'debounce', 'render', 'validate', 'applied'])
+        expect(typeof change.stagesMs[stage]).toBe('number');
+      expect(change.pods.map((p) => p.pod)).toEqual(['haptic/haproxy-0']);
+      expect(Object.keys(change.pods[0]!.stages)).toContain('plan');
+      // the same correlation ids on the bus: the change, its render and its deployment
+      const { events } = (await get('/debug/events')) as {
+        events: { topic: string; correlationId: string }[];
+      };
+      const of = (topic: string, id: string | undefined) =>
+        events.some((e) => e.topic === topic && e.correlationId === id);
+      expect(of('resource.changed', change.correlationId)).toBe(true);
+      expect(of('reconcile.triggered', change.run)).toBe(true);
+      expect(of('render.completed', change.run)).toBe(true);
+      expect(of('deploy.completed', change.run)).toBe(true);
+      const metrics = Number(/"metricsPort":(\d+)/.exec(controller.output())![1]);
+      const body = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
+      for (const stage of ['index', 'debounce', 'render', 'validate', 'deploy', 'plan', 'applied'])
+        expect(body).toMatch(
+          new RegExp(`^haptic_change_stage_seconds_count\\{stage="${stage}"\\} [1-9]`, 'm'),
+        );
+    });
+
     it('stops routing the host when the Ingress is deleted', async () => {
       const del = await fetch(
         `${sim.url}/apis/networking.k8s.io/v1/namespaces/apps/ingresses/web`,

@@ -25,6 +25,8 @@ export const DESIGN_METRICS = [
   'haptic_webhook_duration_seconds',
   'haptic_leader',
   'haptic_leader_transitions_total',
+  // issue 37: where a change's time went, per stage
+  'haptic_change_stage_seconds',
 ] as const;
 
 /** Names of the metric families in a Prometheus text exposition (from its TYPE lines). */

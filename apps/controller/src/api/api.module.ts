@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
+import { ChangeLog, changeStageMetric } from './change-log.js';
 import { DebugController } from './debug.controller.js';
 import { DeploymentLog } from './deployment-log.js';
 import { LivenessService } from './liveness.service.js';
@@ -12,6 +13,13 @@ import { ReadinessService } from './readiness.service.js';
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), ScheduleModule.forRoot()],
   controllers: [HealthController, DebugController],
-  providers: [ReadinessService, LivenessService, DeploymentLog, QuarantineLog],
+  providers: [
+    ReadinessService,
+    LivenessService,
+    DeploymentLog,
+    QuarantineLog,
+    ChangeLog,
+    changeStageMetric,
+  ],
 })
 export class ApiModule {}

@@ -2,6 +2,7 @@ import { Controller, Get, Inject, NotFoundException, Optional } from '@nestjs/co
 import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
 import { ResourceIndex } from '#index';
+import { ChangeLog } from './change-log.js';
 import { DeploymentLog, reloadReason } from './deployment-log.js';
 import { QuarantineLog } from './quarantine-log.js';
 import { redactDeep, redactEvent } from './redact.js';
@@ -16,6 +17,7 @@ const ENDPOINTS = [
   '/debug/leader',
   '/debug/bus',
   '/debug/quarantine',
+  '/debug/changes',
 ] as const;
 
 /** /debug: read-only JSON views of the controller's state; every answer passes redactDeep. */
@@ -25,6 +27,7 @@ export class DebugController {
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
     private readonly deployments: DeploymentLog,
     private readonly quarantine: QuarantineLog,
+    private readonly changes: ChangeLog,
     @Optional() private readonly index?: ResourceIndex,
   ) {}
 
@@ -105,6 +108,12 @@ export class DebugController {
   @Get('quarantine')
   quarantined(): unknown {
     return redactDeep({ objects: this.quarantine.list() });
+  }
+
+  /** The last changes with their stage timings (ms) by correlation id, and those in flight. */
+  @Get('changes')
+  changeStages(): unknown {
+    return redactDeep(this.changes.view());
   }
 
   @Get('bus')

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { generateCertificate } from '#kube-sim';
-import { CHURN, churnAddresses, pemFingerprint, type BenchCluster } from './cluster.js';
+import { stageMedians, stagesOf } from './change-stages.js';
+import {
+  CHURN,
+  churnAddresses,
+  pemFingerprint,
+  type BenchCluster,
+  type ChangeStagesSeen,
+} from './cluster.js';
 import { distribution, single, type Measure } from './measures.js';
 import { poll } from './processes.js';
 import type { Progress } from './progress.js';
@@ -60,24 +67,37 @@ async function structuralChange(cluster: BenchCluster): Promise<number> {
   return performance.now() - t0;
 }
 
-/** Runs `count` changes timed by `one`, with the HAProxy reloads they caused (from `show proc`). */
+/**
+ * Runs `count` changes timed by `one`, with the HAProxy reloads they caused (from `show proc`)
+ * and each applied change's stages as the controller's /debug/changes reports them (read after
+ * each change, outside its timing, as the controller keeps only the newest).
+ */
 async function series(
   cluster: BenchCluster,
   progress: Progress,
   label: string,
   count: number,
   one: (k: number) => Promise<number>,
-): Promise<{ ms: number[]; reloads: number }> {
+): Promise<{ ms: number[]; reloads: number; stages: Record<string, number>[] }> {
   progress.step(label);
   const before = await cluster.reloads();
+  const since = new Date().toISOString();
+  const seen = new Map<string, ChangeStagesSeen>();
+  const collect = async () => {
+    for (const c of await cluster.changes())
+      if (c.receivedAt >= since) seen.set(c.correlationId, c);
+  };
   const ms: number[] = [];
   for (let k = 0; k < count; k++) {
     ms.push(await one(k));
     progress.count(k + 1, count);
+    await collect();
   }
   // a reload requested by the last change may still be waiting out the reload delay
   await sleep(cluster.opts.chart.reloadDelayMs + 200);
-  return { ms, reloads: (await cluster.reloads()) - before };
+  await collect();
+  const applied = [...seen.values()].filter((c) => c.outcome === 'applied');
+  return { ms, reloads: (await cluster.reloads()) - before, stages: applied.map(stagesOf) };
 }
 
 /**
@@ -94,9 +114,13 @@ export async function latencyScenario(
 ): Promise<LatencyResult> {
   const size = cluster.opts.ingresses;
   const out: Measure[] = [];
-  const add = (kind: string, r: { ms: number[]; reloads: number }) => {
+  const add = (
+    kind: string,
+    r: { ms: number[]; reloads: number; stages: Record<string, number>[] },
+  ) => {
     out.push(distribution(`latency.${kind}`, 'ms', r.ms, size));
     out.push(single(`latency.${kind}.reloads`, 'count', r.reloads, size, r.ms.length));
+    out.push(...stageMedians(kind, r.stages, size));
   };
   add(
     'new-host',

@@ -40,6 +40,18 @@ export interface ClusterOptions {
 
 /** Namespaces the generated objects are spread over. */
 export const NAMESPACES = 20;
+/** One change as the controller's /debug/changes shows it (the fields the bench reads). */
+export interface ChangeStagesSeen {
+  readonly correlationId: string;
+  readonly receivedAt: string;
+  readonly outcome: string;
+  readonly stagesMs: Readonly<Record<string, number>>;
+  readonly pods: readonly {
+    readonly durationMs: number;
+    readonly stages: Readonly<Record<string, number>>;
+  }[];
+}
+
 /** The Service whose endpoints the latency and churn scenarios change (addresses are not dialled). */
 export const CHURN = { namespace: 'ns-0', name: 'churn' } as const;
 
@@ -466,6 +478,13 @@ export class BenchCluster {
       );
       s.on('error', reject).setTimeout(5000, () => s.destroy(new Error('timeout')));
     });
+  }
+
+  /** The controller's /debug/changes: each change by correlation id with its ms per stage. */
+  async changes(): Promise<readonly ChangeStagesSeen[]> {
+    const r = await fetch(`http://127.0.0.1:${this.ports.health}/debug/changes`);
+    const body = (await r.json()) as { changes?: ChangeStagesSeen[]; pending?: ChangeStagesSeen[] };
+    return [...(body.changes ?? []), ...(body.pending ?? [])];
   }
 
   /** The controller's /metrics text. */

@@ -7,6 +7,8 @@ export interface ReconcileBatch {
   readonly triggers: number;
   /** When the oldest covered trigger arrived. */
   readonly firstAt: number;
+  /** Ids the triggers named (de-duplicated, in arrival order, at most `maxIds`). */
+  readonly ids: readonly string[];
 }
 
 export interface ReconcileSchedulerOptions {
@@ -15,36 +17,57 @@ export interface ReconcileSchedulerOptions {
   readonly run: (batch: ReconcileBatch) => Promise<void>;
   readonly clock?: Clock;
   readonly onError?: (error: unknown) => void;
+  /** At most this many trigger ids are kept per batch (default 64). */
+  readonly maxIds?: number;
 }
 
 /**
- * The reconcile timing contract (DESIGN.md §3): the first trigger after a quiet period runs at once
- * (leading edge); later triggers are coalesced until `debounceMs` passes without one (trailing
- * edge), but no trigger waits more than `maxDelayMs` for its run to start; runs never overlap, and
- * triggers arriving during a run are covered by one run after it (level-based: a run always reads
- * the whole current state, so coalescing loses nothing).
+ * The reconcile timing contract (DESIGN.md §3): a trigger that finds the scheduler idle (no run in
+ * progress, none waiting) runs at once — no fixed debounce in the way of a lone change. Triggers
+ * arriving while a run is in progress are coalesced into one run after it, which starts once
+ * `debounceMs` passed without a trigger (0: as soon as the run ends), but no trigger waits more
+ * than `maxDelayMs` for its run to start; runs never overlap (level-based: a run always reads the
+ * whole current state, so coalescing loses nothing).
  */
 export class ReconcileScheduler {
   private readonly clock: Clock;
   private pending:
-    { reasons: Set<string>; triggers: number; firstAt: number; lastAt: number } | undefined;
+    | {
+        reasons: Set<string>;
+        ids: Set<string>;
+        triggers: number;
+        firstAt: number;
+        lastAt: number;
+        /** Some trigger arrived while a run was in progress or waiting: coalesce (debounce). */
+        coalescing: boolean;
+      }
+    | undefined;
   private timer: TimerHandle | undefined;
   private running: Promise<void> | undefined;
-  private lastRunAt = Number.NEGATIVE_INFINITY;
   private stopped = false;
 
   constructor(private readonly opts: ReconcileSchedulerOptions) {
     this.clock = opts.clock ?? systemClock;
   }
 
-  /** Marks the world dirty. */
-  trigger(reason: string): void {
+  /** Marks the world dirty; `id` (a change's correlation id) is handed to the run that covers it. */
+  trigger(reason: string, id?: string): void {
     if (this.stopped) return;
     const now = this.clock.now();
-    this.pending ??= { reasons: new Set(), triggers: 0, firstAt: now, lastAt: now };
-    this.pending.reasons.add(reason);
-    this.pending.triggers++;
-    this.pending.lastAt = now;
+    const busy = this.running !== undefined || this.timer !== undefined;
+    const p = (this.pending ??= {
+      reasons: new Set(),
+      ids: new Set(),
+      triggers: 0,
+      firstAt: now,
+      lastAt: now,
+      coalescing: false,
+    });
+    p.reasons.add(reason);
+    if (id !== undefined && p.ids.size < (this.opts.maxIds ?? 64)) p.ids.add(id);
+    p.triggers++;
+    p.lastAt = now;
+    p.coalescing ||= busy;
     this.plan();
   }
 
@@ -64,12 +87,11 @@ export class ReconcileScheduler {
   private plan(): void {
     if (!this.pending || this.running || this.stopped) return;
     const now = this.clock.now();
-    const quiet = this.timer === undefined && now - this.lastRunAt >= this.opts.debounceMs;
     const due = Math.min(
       this.pending.lastAt + this.opts.debounceMs,
       this.pending.firstAt + this.opts.maxDelayMs,
     );
-    if (quiet || due <= now) {
+    if (!this.pending.coalescing || due <= now) {
       this.start();
       return;
     }
@@ -85,11 +107,11 @@ export class ReconcileScheduler {
     this.timer = undefined;
     const p = this.pending!;
     this.pending = undefined;
-    this.lastRunAt = this.clock.now();
     const batch: ReconcileBatch = {
       reasons: [...p.reasons],
       triggers: p.triggers,
       firstAt: p.firstAt,
+      ids: [...p.ids],
     };
     this.running = this.opts
       .run(batch)

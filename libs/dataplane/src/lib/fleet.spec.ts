@@ -236,4 +236,43 @@ describe('Fleet', () => {
     expect(slept).toEqual([900]); // only s2 waited: 1000 ms after s1's reload
     expect(fleet.status()[0]?.deployedHash).toBe('s2');
   });
+
+  it("staggers reloads across pods, never a lone pod's next reload (issue 37)", async () => {
+    let t = 0;
+    const slept: number[] = [];
+    const fleet = new Fleet({
+      scheme: 'http',
+      minDeploymentIntervalMs: 0,
+      staggerMs: 200,
+      maxParallel: 10,
+      identity: 'test',
+      timeoutMs: 1000,
+      now: () => t,
+      sleep: (ms) => {
+        slept.push(ms);
+        t += ms;
+        return Promise.resolve();
+      },
+      onResult: () => undefined,
+      read: () => Promise.resolve(files),
+      deploy: async (_c, _r, o) => {
+        await o.beforeReload?.(['backend b: directives changed']);
+        return outcome;
+      },
+    });
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setPods([pod('a')]);
+    fleet.setRender(render('s1'));
+    await new Promise((r) => setTimeout(r, 10));
+    t += 10;
+    fleet.setRender(render('s2')); // a lone pod's next structural change: no stagger
+    await new Promise((r) => setTimeout(r, 10));
+    expect(slept).toEqual([]);
+    fleet.setPods([pod('a'), pod('bb')]);
+    fleet.setRender(render('s3')); // two pods: the second reload waits out the stagger
+    await new Promise((r) => setTimeout(r, 10));
+    await fleet.stop();
+    expect(slept).toEqual([200]);
+    expect(fleet.status().map((p) => p.deployedHash)).toEqual(['s3', 's3']);
+  });
 });

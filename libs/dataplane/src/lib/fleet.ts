@@ -107,7 +107,8 @@ export class Fleet {
   /** The credentials in force before the last rotation: tried when a pod refuses the new ones. */
   private previousCredentials: DataplaneCredentials | undefined;
   private active = 0;
-  private nextReloadAt = -Infinity;
+  /** When the next reload of another pod may start, and the pod whose reload set it. */
+  private stagger: { readonly pod: PodState; readonly nextAt: number } | undefined;
   private readonly waiting: (() => void)[] = [];
   private stopped = false;
   /** Aborted by stop(): wakes loops waiting out an interval or a backoff. */
@@ -304,15 +305,16 @@ export class Fleet {
     this.opts.onReadBack?.({ pod: s.pod, files });
   }
 
-  /** Waits out minDeploymentInterval for this pod and the stagger after the last reload started. */
+  /**
+   * Waits out minDeploymentInterval for this pod and the stagger after the last reload of another
+   * pod started (the stagger keeps replicas from reloading together; it never delays one pod's
+   * next change).
+   */
   private async reloadGate(s: PodState): Promise<void> {
     const now = this.now();
-    const notBefore = Math.max(
-      s.lastReloadAt + this.opts.minDeploymentIntervalMs,
-      this.nextReloadAt,
-      now,
-    );
-    this.nextReloadAt = notBefore + (this.opts.staggerMs ?? 200);
+    const staggered = this.stagger && this.stagger.pod !== s ? this.stagger.nextAt : now;
+    const notBefore = Math.max(s.lastReloadAt + this.opts.minDeploymentIntervalMs, staggered, now);
+    this.stagger = { pod: s, nextAt: notBefore + (this.opts.staggerMs ?? 200) };
     if (notBefore > now) await this.sleep(notBefore - now);
   }
 

@@ -1,4 +1,4 @@
-import type { RenderedOutputs } from '#events';
+import type { DeployStage, RenderedOutputs } from '#events';
 import { parseCrtList } from '#haproxy-config';
 import {
   DataplaneConfigRejectedError,
@@ -43,6 +43,22 @@ export interface SyncResult {
   /** Why it reloaded (empty when it did not). */
   readonly reloadReasons: readonly string[];
   readonly version: number;
+  /** Milliseconds spent per stage of this deployment (stages that did not run are absent). */
+  readonly stages?: Readonly<Partial<Record<DeployStage, number>>>;
+}
+
+/** Adds up the time spent per deployment stage. */
+class StageClock {
+  readonly stages: Partial<Record<DeployStage, number>> = {};
+
+  async time<T>(stage: DeployStage, work: () => Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.stages[stage] = (this.stages[stage] ?? 0) + performance.now() - t0;
+    }
+  }
 }
 
 const KINDS: readonly StorageKind[] = ['maps', 'ssl_certificates', 'general'];
@@ -96,19 +112,21 @@ export async function syncPod(
   want: RenderedOutputs,
   opts: SyncOptions = {},
 ): Promise<SyncResult> {
-  const caps = await podCapabilities(client);
+  const clock = new StageClock();
+  const caps = await clock.time('plan', () => podCapabilities(client));
   let conflicts = 0;
   let gated = opts.beforeReload === undefined;
   for (;;) {
-    const pod = await readPod(client);
-    const plan = planSync(pod, want, caps);
+    const pod = await clock.time('plan', () => readPod(client));
+    const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
     if (!gated && plan.reload.length > 0) {
       gated = true;
-      await opts.beforeReload?.(plan.reload.map((r) => `${r.section}: ${r.reason}`));
+      const reasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
+      await clock.time('wait', () => opts.beforeReload?.(reasons) ?? Promise.resolve());
       continue;
     }
     try {
-      return await execute(client, plan, want, pod.version, opts);
+      return await execute(client, plan, want, pod.version, opts, clock);
     } catch (e) {
       if (
         !(e instanceof DataplaneVersionConflictError) ||
@@ -126,39 +144,49 @@ async function execute(
   want: RenderedOutputs,
   version: number,
   opts: SyncOptions,
+  clock: StageClock,
 ): Promise<SyncResult> {
   const operations = planOperations(plan);
   const reloadReasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
+  const stages = clock.stages;
+  const writeAll = () =>
+    clock.time('storage', async () => {
+      for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+    });
   if (opts.recover && plan.reload.length === 0) {
     opts.onFirstWrite?.();
-    for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+    await writeAll();
     const reason = 'recover: the last deployment to this pod stopped part-way';
     const all = operations.map((o) => ({ ...o, runtime: false }));
-    return reloadFromStorage(client, plan, want, version, opts, all, [reason], true);
+    return reloadFromStorage(client, plan, want, version, opts, clock, all, [reason], true);
   }
   if (operations.length === 0 && !plan.configChanged)
-    return { reloaded: false, reloadId: null, operations: [], reloadReasons, version };
+    return { reloaded: false, reloadId: null, operations: [], reloadReasons, version, stages };
   opts.onFirstWrite?.();
   // storage first, never reloading: what HAProxy reads on any later reload
-  for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+  await writeAll();
   if (plan.reload.length === 0) {
     try {
-      await applyRuntime(client, plan);
+      await clock.time('runtime', () => applyRuntime(client, plan));
     } catch (e) {
       // Storage already holds the target, so a retry would find nothing to do while HAProxy
       // still runs the old state: reload instead, which makes HAProxy read what is stored.
       if (e instanceof DataplaneVersionConflictError) throw e;
       const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
       const reloaded = operations.map((o) => ({ ...o, runtime: false }));
-      return reloadFromStorage(client, plan, want, version, opts, reloaded, [reason]);
+      return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
     }
     let v = version;
     if (plan.configChanged)
-      v = (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version;
-    await deleteStale(client, plan);
-    return { reloaded: false, reloadId: null, operations, reloadReasons, version: v };
+      v = await clock.time(
+        'storage',
+        async () =>
+          (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version,
+      );
+    await clock.time('storage', () => deleteStale(client, plan));
+    return { reloaded: false, reloadId: null, operations, reloadReasons, version: v, stages };
   }
-  return reloadFromStorage(client, plan, want, version, opts, operations, reloadReasons);
+  return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
 }
 
 /** Pushes the configuration (or rewrites a stored file) so that the API reloads, and waits for it. */
@@ -168,10 +196,12 @@ async function reloadFromStorage(
   want: RenderedOutputs,
   version: number,
   opts: SyncOptions,
+  clock: StageClock,
   operations: readonly SyncOperation[],
   reloadReasons: readonly string[],
   pushAnyway = false,
 ): Promise<SyncResult> {
+  const t0 = performance.now();
   let reloadId: string | undefined;
   let v = version;
   if (plan.configChanged || (pushAnyway && plan.writes.length === 0)) {
@@ -189,8 +219,18 @@ async function reloadFromStorage(
     reloadId = await client.writeStorageReloading(w.kind, w.name, w.content);
   }
   if (reloadId) await waitForReload(client, reloadId, opts);
-  await deleteStale(client, plan);
-  return { reloaded: true, reloadId: reloadId ?? null, operations, reloadReasons, version: v };
+  // the push (with its validation by the pod) and the reload it started, followed to its end
+  clock.stages.reload = (clock.stages.reload ?? 0) + performance.now() - t0;
+  await clock.time('storage', () => deleteStale(client, plan));
+  const stages = clock.stages;
+  return {
+    reloaded: true,
+    reloadId: reloadId ?? null,
+    operations,
+    reloadReasons,
+    version: v,
+    stages,
+  };
 }
 
 /** Runtime steps in a safe order: new certificates, crt-list lines, servers, maps, removals. */

@@ -49,7 +49,11 @@ export const agentCommand: CliCommand = {
       .option('--userlist <file>', 'userlist file (user NAME insecure-password PASS)')
       .option('--username <user>', 'API user name (with --password-file)')
       .option('--password-file <file>', 'file holding the password; re-read when it changes')
-      .option('--reload-delay <ms>', 'coalesce reloads requested within this window', '100')
+      .option(
+        '--reload-delay <ms>',
+        'coalesce reloads requested within this window (0: reload at once)',
+        '0',
+      )
       .option('--tls-certificate <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
       .option('--tls-key <file>', 'private key for --tls-certificate (PEM)')
       .option('--keep-haproxy', 'leave HAProxy running on exit (a later agent adopts it)')

@@ -26,9 +26,11 @@ export class LeaderElectionSpec {
 }
 
 export class ReconcileSpec {
-  @Field('changes arriving within this window after the first are rendered together')
+  @Field(
+    'a change that finds the loop idle renders at once; changes arriving while a render runs are rendered together once none arrived for this long (0s: as soon as the render ends)',
+  )
   @IsDurationText()
-  debounce: DurationText = '100ms';
+  debounce: DurationText = '0s';
 
   @Field('no change waits longer than this before a render starts')
   @IsDurationText()

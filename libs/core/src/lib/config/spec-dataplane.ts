@@ -59,7 +59,9 @@ export class DataplaneSpec {
   @IsOptional()
   tls?: DataplaneTlsSpec;
 
-  @Field('minimum time between two deployments to one pod (runtime-only changes are exempt)')
+  @Field(
+    'minimum time between two reloading deployments to one pod (a lone change, with no reload within this time, never waits; runtime-only changes are exempt)',
+  )
   @IsDurationText()
   minDeploymentInterval: DurationText = '500ms';
 

@@ -1,0 +1,40 @@
+import type { ChangeStagesSeen } from './cluster.js';
+import { single, type Measure } from './measures.js';
+
+/** The stages the latency figures break a change down into (the controller's CHANGE_STAGES). */
+export const LATENCY_STAGES = [
+  'index',
+  'debounce',
+  'render',
+  'validate',
+  'deploy',
+  'plan',
+  'wait',
+  'runtime',
+  'storage',
+  'reload',
+  'applied',
+] as const;
+
+/** Ms per stage of one applied change (the deploy stages of its slowest pod; absent: 0). */
+export function stagesOf(c: ChangeStagesSeen): Record<string, number> {
+  const pod = [...c.pods].sort((a, b) => b.durationMs - a.durationMs)[0];
+  const out: Record<string, number> = {};
+  for (const s of LATENCY_STAGES) out[s] = c.stagesMs[s] ?? pod?.stages[s] ?? 0;
+  out['deploy'] = pod?.durationMs ?? 0;
+  return out;
+}
+
+/** The median of each stage over a series' applied changes (none: no figures). */
+export function stageMedians(
+  kind: string,
+  stages: readonly Record<string, number>[],
+  size: number,
+): Measure[] {
+  if (stages.length === 0) return [];
+  return LATENCY_STAGES.map((s) => {
+    const v = stages.map((x) => x[s] ?? 0).sort((a, b) => a - b);
+    const median = v[Math.floor((v.length - 1) / 2)]!;
+    return single(`latency.${kind}.stage.${s}`, 'ms', median, size, v.length);
+  });
+}
