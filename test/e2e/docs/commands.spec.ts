@@ -49,6 +49,21 @@ const elsewhere: Elsewhere[] = [
       ).scripts['demo'] === 'node scripts/demo.mjs',
   },
   {
+    // root only (buildah, podman): .ci/run builds the images through `npm run test:image`
+    match: /^sudo npm run image\b/,
+    by: 'scripts/test-image.mjs',
+    proof: (t) =>
+      t.includes("'scripts/image.mjs'") &&
+      /^npm run test:image$/m.test(readFileSync(join(root, '.ci/run'), 'utf8')),
+  },
+  {
+    // the images run as the chart runs them: the container test does (as root, from .ci/run)
+    match: /^podman run .*--user 10001:10001 --read-only --tmpfs \/tmp --memory /,
+    by: 'test/image/podman.ts',
+    proof: (t) =>
+      ['10001:10001', "'--read-only'", "'--tmpfs'", "'--memory'"].every((w) => t.includes(w)),
+  },
+  {
     // the commands the demo prints, run against a running demo with its state file's values
     match: /<haproxy address>|<node address>|<printed path>/,
     by: 'test/e2e/demo/demo.spec.ts',
