@@ -226,7 +226,7 @@ describeForMajors(
     it('shows the Ingress change on /debug/changes by correlation id, with its stages', async () => {
       const health = Number(/"healthPort":(\d+)/.exec(controller.output())![1]);
       const get = async (path: string) =>
-        (await (await fetch(`http://127.0.0.1:${health}${path}`)).json());
+        await (await fetch(`http://127.0.0.1:${health}${path}`)).json();
       type Change = {
         correlationId: string;
         change: string;
