@@ -7,6 +7,7 @@ import { dataplaneCredentialsSecret, describeForMajors, registerAgentPod } from 
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import { HAPROXY_CFG, HOSTS_MAP } from '../../support/map-routed.js';
 import { DESIGN_METRICS, documentedMetrics, metricFamilies } from './metric-names.js';
 import {
   eventually,
@@ -18,36 +19,6 @@ import {
   printedPort,
   type HapticProcess,
 } from './support.js';
-
-// A small map-routed configuration: Ingress hosts go to a host map, Services become backends whose
-// servers come from EndpointSlices. (The full Ingress library is tested in test/e2e/ingress-library.)
-const HAPROXY_CFG = `global
-  log stdout format raw local0 err
-defaults
-  mode http
-  option idle-close-on-response
-  timeout connect 2s
-  timeout client 10s
-  timeout server 10s
-frontend http
-  bind "\${POD_IP}:{{ extra.http_port }}"
-  use_backend %[req.hdr(host),field(1,:),lower,map({{ "hosts.map" | map_path }},be_default)]
-backend be_default
-  balance roundrobin
-  http-request return status 404 content-type text/plain string "no route"
-{%- for svc in resources.services %}
-backend be_{{ svc.metadata.namespace }}_{{ svc.metadata.name }}
-  balance roundrobin
-{%- assign slices = resources.endpointslices | fetch: svc.metadata.namespace, svc.metadata.name %}
-{%- for slice in slices %}{% for ep in slice.endpoints %}{% for addr in ep.addresses %}
-  server s{{ forloop.index }}_{{ addr | replace: ".", "_" }} {{ addr }}:{{ slice.ports[0].port }}
-{%- endfor %}{% endfor %}{% endfor %}
-{%- endfor %}
-`;
-const HOSTS_MAP = `{%- for ing in resources.ingresses %}{% for rule in ing.spec.rules %}{% for p in rule.http.paths %}
-{{ rule.host }} be_{{ ing.metadata.namespace }}_{{ p.backend.service.name }}
-{%- endfor %}{% endfor %}{% endfor %}
-`;
 
 const HAPROXY_IP = '127.0.0.61';
 const ECHO_IP = '127.0.0.62';
