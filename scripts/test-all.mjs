@@ -61,6 +61,30 @@ const gatewayConformance = {
 const only = process.argv.slice(2);
 const ci = process.env['CI'] === 'true' || process.env['CI'] === '1';
 
+/** The failed tests of a Vitest JSON report, as `file > full name: first line of the error`. */
+function failedNames(report) {
+  const files = report.testResults.flatMap((file) => {
+    const name = file.name.replace(root, '');
+    const tests = file.assertionResults
+      .filter((t) => t.status === 'failed')
+      .map((t) => `${name} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    // a file that failed outside any test (a hook, an import) has no failed assertion
+    return tests.length === 0 && file.status === 'failed'
+      ? [`${name}: ${firstLine(file.message)}`]
+      : tests;
+  });
+  return files;
+}
+function firstLine(text) {
+  return (
+    String(text ?? '')
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? ''
+  );
+}
+
 /** The skipped and todo tests of a Vitest JSON report, as `file > full name`. */
 function skippedNames(report) {
   return report.testResults.flatMap((file) =>
@@ -120,6 +144,7 @@ for (const suite of suites.filter((s) => selected(s.name))) {
   let passed = 0;
   let skipped = 0;
   let failed = code === 0 ? 0 : 1;
+  let failures = [];
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
     passed = r.numPassedTests;
@@ -128,6 +153,7 @@ for (const suite of suites.filter((s) => selected(s.name))) {
       r.numFailedTests +
       (r.numFailedTestSuites > 0 && r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
     if (code !== 0 && failed === 0) failed = 1; // the runner failed outside any test
+    failures = failedNames(r);
     if (ci && skipped > 0) {
       process.stdout.write(`\nCI=true: ${skipped} skipped test(s) fail the run:\n`);
       for (const name of skippedNames(r)) process.stdout.write(`  skipped: ${name}\n`);
@@ -140,6 +166,7 @@ for (const suite of suites.filter((s) => selected(s.name))) {
     failed,
     skipped,
     ms: Date.now() - started,
+    failures,
   });
 }
 
@@ -210,6 +237,12 @@ for (const r of results) {
   process.stdout.write(
     `${r.failed ? 'FAIL' : 'ok  '} ${r.name.padEnd(24)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${(r.ms / 1000).toFixed(1)} s\n`,
   );
+}
+// The failed tests by name, at the end where a truncated log still shows them.
+const failures = results.flatMap((r) => (r.failures ?? []).map((f) => `${r.name}: ${f}`));
+if (failures.length > 0) {
+  process.stdout.write('\nfailed:\n');
+  for (const f of failures) process.stdout.write(`  ${f}\n`);
 }
 writeFileSync(`${cache}/summary.json`, JSON.stringify({ ...total, results }, null, 2));
 process.stdout.write(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`);
