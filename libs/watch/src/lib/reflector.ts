@@ -107,6 +107,10 @@ export class Reflector {
       try {
         if (this.resourceVersion === undefined) await this.list();
         await this.watch();
+        // A watch that was answered and ended cleanly worked: the next error starts the backoff
+        // over. (A quiet resource sends no event to reset it, so without this, errors spread over
+        // hours would add up to the longest delay, as client-go's backoff manager avoids too.)
+        this.failures = 0;
       } catch (e) {
         if (this.abort.signal.aborted) return;
         await this.recover(e);
