@@ -52,7 +52,8 @@ describeForMajors(['3.0'], `fault soak (${MINUTES} min, seed ${SEED})`, (haproxy
           if ((await r.leaderStatus().catch(() => undefined))?.isLeader) return r;
         return undefined;
       },
-      60_000,
+      // a standby campaigns once it has read its config, which injected faults may delay
+      120_000,
     ).catch(async (e: unknown) => {
       // what each replica says and last logged, for the one who chases it
       const states = await Promise.all(
