@@ -322,31 +322,23 @@ export class Fleet {
     const started = performance.now();
     s.forceCheck = false;
     const deploy: DeployFn = this.opts.deploy ?? ((c, r, o) => syncPod(c, r.outputs, o));
+    let reported = false;
     const options: SyncOptions = {
       reloadTimeoutMs: this.opts.timeoutMs,
       beforeReload: () => this.reloadGate(s),
       recover: s.partial,
       onFirstWrite: () => (s.partial = true),
+      ...(render.pendingCheck ? { wholeCheck: render.pendingCheck } : {}),
+      // runtime changes are served from here: reported now, the stored copy is written after
+      onApplied: (applied) => {
+        reported = true;
+        return this.succeeded(s, render, applied, started);
+      },
     };
     try {
       const outcome = await this.withCredentials(s, (c) => deploy(c, render, options));
-      s.deployedHash = render.hash;
       s.partial = false;
-      s.failures = 0;
-      s.lastError = undefined;
-      s.lastDeployAt = this.now();
-      s.runtimeOperations += outcome.operations.filter((o) => o.runtime).length;
-      if (outcome.reloaded) {
-        s.lastReloadAt = s.lastDeployAt;
-        s.lastReloadReasons = outcome.reloadReasons;
-      }
-      await this.opts.onResult({
-        ok: true,
-        pod: s.pod,
-        hash: render.hash,
-        outcome,
-        durationMs: performance.now() - started,
-      });
+      if (!reported) await this.succeeded(s, render, outcome, started);
     } catch (error) {
       s.lastDeployAt = this.now();
       s.deployedHash = undefined; // unknown now: the next attempt re-reads the pod
@@ -360,6 +352,31 @@ export class Fleet {
         durationMs: performance.now() - started,
       });
     }
+  }
+
+  /** Records and reports a deployment whose changes HAProxy now serves. */
+  private async succeeded(
+    s: PodState,
+    render: ValidatedRender,
+    outcome: SyncResult,
+    started: number,
+  ): Promise<void> {
+    s.deployedHash = render.hash;
+    s.failures = 0;
+    s.lastError = undefined;
+    s.lastDeployAt = this.now();
+    s.runtimeOperations += outcome.operations.filter((o) => o.runtime).length;
+    if (outcome.reloaded) {
+      s.lastReloadAt = s.lastDeployAt;
+      s.lastReloadReasons = outcome.reloadReasons;
+    }
+    await this.opts.onResult({
+      ok: true,
+      pod: s.pod,
+      hash: render.hash,
+      outcome,
+      durationMs: performance.now() - started,
+    });
   }
 
   private async slot(): Promise<void> {

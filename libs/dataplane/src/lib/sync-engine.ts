@@ -33,6 +33,17 @@ export interface SyncOptions {
    * HAProxy reads what is stored.
    */
   readonly recover?: boolean;
+  /**
+   * The render's whole `haproxy -c` when it was checked only in its runtime parts (resolves true:
+   * passed). Awaited before anything reloads HAProxy: no reload runs an unchecked configuration.
+   */
+  readonly wholeCheck?: Promise<boolean>;
+  /**
+   * Called once the runtime operations of a runtime-only deployment are applied, before the
+   * stored copy a later reload reads is written (and checked by the pod): that copy is off the
+   * critical path; a failure writing it is thrown afterwards (the pod is then marked partial).
+   */
+  readonly onApplied?: (result: SyncResult) => void | Promise<void>;
 }
 
 /** The result of one deployment to one pod (`haptic sync -o json` prints it). */
@@ -119,6 +130,7 @@ export async function syncPod(
   for (;;) {
     const pod = await clock.time('plan', () => readPod(client));
     const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
+    if (plan.reload.length > 0) await awaitWholeCheck(opts, clock);
     if (!gated && plan.reload.length > 0) {
       gated = true;
       const reasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
@@ -148,12 +160,12 @@ async function execute(
 ): Promise<SyncResult> {
   const operations = planOperations(plan);
   const reloadReasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
-  const stages = clock.stages;
   const writeAll = () =>
     clock.time('storage', async () => {
-      for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+      for (const w of plan.writes) await writeStored(client, w);
     });
   if (opts.recover && plan.reload.length === 0) {
+    await awaitWholeCheck(opts, clock);
     opts.onFirstWrite?.();
     await writeAll();
     const reason = 'recover: the last deployment to this pod stopped part-way';
@@ -161,32 +173,71 @@ async function execute(
     return reloadFromStorage(client, plan, want, version, opts, clock, all, [reason], true);
   }
   if (operations.length === 0 && !plan.configChanged)
-    return { reloaded: false, reloadId: null, operations: [], reloadReasons, version, stages };
+    return {
+      reloaded: false,
+      reloadId: null,
+      operations: [],
+      reloadReasons,
+      version,
+      stages: clock.stages,
+    };
   opts.onFirstWrite?.();
-  // storage first, never reloading: what HAProxy reads on any later reload
-  await writeAll();
-  if (plan.reload.length === 0) {
-    try {
-      await clock.time('runtime', () => applyRuntime(client, plan));
-    } catch (e) {
-      // Storage already holds the target, so a retry would find nothing to do while HAProxy
-      // still runs the old state: reload instead, which makes HAProxy read what is stored.
-      if (e instanceof DataplaneVersionConflictError) throw e;
-      const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
-      const reloaded = operations.map((o) => ({ ...o, runtime: false }));
-      return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
-    }
-    let v = version;
-    if (plan.configChanged)
-      v = await clock.time(
-        'storage',
-        async () =>
-          (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version,
-      );
-    await clock.time('storage', () => deleteStale(client, plan));
-    return { reloaded: false, reloadId: null, operations, reloadReasons, version: v, stages };
+  if (plan.reload.length > 0) {
+    // storage first, never reloading: what the reload reads
+    await writeAll();
+    return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
   }
-  return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
+  try {
+    await clock.time('runtime', () => applyRuntime(client, plan));
+  } catch (e) {
+    // HAProxy refused a runtime step: reload from storage instead (a checked configuration only),
+    // which makes HAProxy run the whole target state
+    const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
+    await awaitWholeCheck(opts, clock);
+    await writeAll();
+    const reloaded = operations.map((o) => ({ ...o, runtime: false }));
+    return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
+  }
+  const applied: SyncResult = {
+    reloaded: false,
+    reloadId: null,
+    operations,
+    reloadReasons,
+    version,
+    stages: { ...clock.stages },
+  };
+  await opts.onApplied?.(applied);
+  // the stored copy a later reload reads, behind the runtime operations; the pod checks the
+  // configuration it is given (a failure is thrown: the pod is marked and repaired next pass)
+  await writeAll();
+  let v = version;
+  if (plan.configChanged)
+    v = await clock.time(
+      'storage',
+      async () => (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version,
+    );
+  await clock.time('storage', () => deleteStale(client, plan));
+  return { ...applied, version: v, stages: clock.stages };
+}
+
+/** Waits for the render's whole check, if it is under way; a failed one stops the reload. */
+async function awaitWholeCheck(opts: SyncOptions, clock: StageClock): Promise<void> {
+  const pending = opts.wholeCheck;
+  if (!pending) return;
+  if (!(await clock.time('wait', () => pending)))
+    throw new DataplaneConfigRejectedError(
+      'not reloading: the whole configuration of this render failed haproxy -c',
+    );
+}
+
+/** Writes one stored file; a file the runtime API already created (409) is replaced instead. */
+async function writeStored(client: DataplaneClient, w: SyncPlan['writes'][number]): Promise<void> {
+  try {
+    await client.writeStorage(w.kind, w.name, w.content, w.exists);
+  } catch (e) {
+    if (w.exists || !(e instanceof DataplaneRequestError && e.status === 409)) throw e;
+    await client.writeStorage(w.kind, w.name, w.content, true);
+  }
 }
 
 /** Pushes the configuration (or rewrites a stored file) so that the API reloads, and waits for it. */
