@@ -7,6 +7,7 @@ import {
 } from '../dataplane.errors.js';
 import type { DataplaneClient, StorageKind } from './client.js';
 import {
+  certFingerprint,
   planOperations,
   planSync,
   type PodCapabilities,
@@ -18,13 +19,14 @@ import {
 export interface SyncOptions {
   readonly maxConflictRetries?: number;
   readonly reloadTimeoutMs?: number;
+  /** Between two reload status reads (default 25 ms: a reload is a few hundred ms). */
   readonly pollMs?: number;
   /**
    * Called once before a deployment that reloads (never for runtime-only ones): the scheduler
    * waits out minDeploymentInterval and the stagger between pods here. The pod is read again
-   * afterwards, as it may have changed while waiting.
+   * afterwards, as it may have changed while waiting (unless it resolves false: it did not wait).
    */
-  readonly beforeReload?: (reasons: readonly string[]) => Promise<void>;
+  readonly beforeReload?: (reasons: readonly string[]) => Promise<boolean | void>;
   /** Called once, before the engine first writes anything to the pod. */
   readonly onFirstWrite?: () => void;
   /**
@@ -44,6 +46,17 @@ export interface SyncOptions {
    * critical path; a failure writing it is thrown afterwards (the pod is then marked partial).
    */
   readonly onApplied?: (result: SyncResult) => void | Promise<void>;
+  /**
+   * What the last deployment left on the pod (SyncResult.known): planned against without reading
+   * the pod (a read costs as much as the whole configuration); a 409 re-reads it.
+   */
+  readonly known?: KnownPod;
+}
+
+/** What a pod holds and allows, as a deployment left it. */
+export interface KnownPod {
+  readonly files: PodFiles & { readonly version: number };
+  readonly caps: PodCapabilities;
 }
 
 /** The result of one deployment to one pod (`haptic sync -o json` prints it). */
@@ -56,6 +69,8 @@ export interface SyncResult {
   readonly version: number;
   /** Milliseconds spent per stage of this deployment (stages that did not run are absent). */
   readonly stages?: Readonly<Partial<Record<DeployStage, number>>>;
+  /** What the pod holds after it (for the next deployment's SyncOptions.known). */
+  readonly known?: KnownPod;
 }
 
 /** Adds up the time spent per deployment stage. */
@@ -124,21 +139,28 @@ export async function syncPod(
   opts: SyncOptions = {},
 ): Promise<SyncResult> {
   const clock = new StageClock();
-  const caps = await clock.time('plan', () => podCapabilities(client));
+  const caps = opts.known?.caps ?? (await clock.time('plan', () => podCapabilities(client)));
   let conflicts = 0;
   let gated = opts.beforeReload === undefined;
+  let cached = opts.known?.files;
   for (;;) {
-    const pod = await clock.time('plan', () => readPod(client));
+    const pod = cached ?? (await clock.time('plan', () => readPod(client)));
+    cached = undefined;
     const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
     if (plan.reload.length > 0) await awaitWholeCheck(opts, clock);
     if (!gated && plan.reload.length > 0) {
       gated = true;
       const reasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
-      await clock.time('wait', () => opts.beforeReload?.(reasons) ?? Promise.resolve());
+      const waited = await clock.time(
+        'wait',
+        () => opts.beforeReload?.(reasons) ?? Promise.resolve(),
+      );
+      if (waited === false) cached = pod;
       continue;
     }
     try {
-      return await execute(client, plan, want, pod.version, opts, clock);
+      const result = await execute(client, plan, want, pod.version, opts, clock);
+      return { ...result, known: { files: heldAfter(want, result.version), caps } };
     } catch (e) {
       if (
         !(e instanceof DataplaneVersionConflictError) ||
@@ -218,6 +240,20 @@ async function execute(
     );
   await clock.time('storage', () => deleteStale(client, plan));
   return { ...applied, version: v, stages: clock.stages };
+}
+
+/** What a pod holds once `want` is deployed to it, in readPod's terms. */
+function heldAfter(want: RenderedOutputs, version: number): KnownPod['files'] {
+  const certs: Record<string, string> = {};
+  for (const [name, pem] of Object.entries(want.sslCertificates))
+    certs[name] = certFingerprint(pem);
+  return {
+    config: want.haproxyConfig,
+    version,
+    maps: want.maps,
+    certs,
+    general: { ...want.files, ...want.crtLists },
+  };
 }
 
 /** Waits for the render's whole check, if it is under way; a failed one stops the reload. */
@@ -383,7 +419,7 @@ async function waitForReload(
       throw new DataplaneConfigRejectedError(`reload ${id} failed: ${r.response ?? 'no detail'}`);
     if (Date.now() > deadline)
       throw new DataplaneConfigRejectedError(`reload ${id} still in progress after the timeout`);
-    await new Promise((r2) => setTimeout(r2, opts.pollMs ?? 100));
+    await new Promise((r2) => setTimeout(r2, opts.pollMs ?? 25));
   }
 }
 
