@@ -172,6 +172,35 @@ describe('ValidationListener: a runtime-only render', () => {
     bus.close();
   });
 
+  it('checks the whole of one render per turn: one replaced before its turn is never checked', async () => {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true);
+    const pendings: Promise<boolean>[] = [];
+    for (const [hash, server] of [
+      ['b', '10.0.0.2:80'],
+      ['c', '10.0.0.3:80'],
+      ['d', '10.0.0.4:80'],
+    ] as const) {
+      bus.setState('render.rendered', withMap(hash, server, 'a.example be\n'));
+      await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe(hash));
+      pendings.push(bus.getState('render.validated')!.pendingCheck!);
+    }
+    expect(held).toHaveLength(2); // b's whole check runs; c and d wait for their turn
+    held[1]!.end(true);
+    await vi.waitFor(() => expect(held).toHaveLength(3));
+    expect(held[2]!.hash).toContain('10.0.0.4:80'); // d's, c was replaced before its turn
+    held[2]!.end(true);
+    expect(await Promise.all(pendings)).toEqual([true, false, true]);
+    listener.onModuleDestroy();
+    bus.close();
+  });
+
   it('is refused in its own terms (a map line without a value) without a whole check', async () => {
     const bus = await createTestBus();
     const { held, service } = heldChecks();

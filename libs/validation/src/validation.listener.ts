@@ -26,6 +26,8 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   private staleRender: ValidatedRender | undefined;
   /** The newest render whose whole configuration passed `haproxy -c`: the rollback point. */
   private lastWhole: ValidatedRender | undefined;
+  /** The whole checks of runtime-only renders run one after another (see checkWhole). */
+  private wholeQueue: Promise<unknown> = Promise.resolve();
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -125,14 +127,26 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   }
 
   /**
+   * The whole checks of runtime-only renders, one after another: a render a newer one replaced
+   * before its turn is not checked (resolves false: nothing may reload with it), so a burst of
+   * changes costs one `haproxy -c` per turn, not one per change.
+   */
+  private checkWhole(spec: TemplateConfig['spec'], render: ValidatedRender): Promise<boolean> {
+    const run = this.wholeQueue.then(() =>
+      this.bus.getState('render.validated')?.hash === render.hash
+        ? this.runWhole(spec, render)
+        : false,
+    );
+    this.wholeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
    * The whole check of a render whose runtime changes are already on their way. Passed: it is the
    * new rollback point. Failed: reported (log, validation.failed, the `invalid` metric) and the
    * pods are put back on the last render that passed it, unless a newer one already replaced it.
    */
-  private async checkWhole(
-    spec: TemplateConfig['spec'],
-    render: ValidatedRender,
-  ): Promise<boolean> {
+  private async runWhole(spec: TemplateConfig['spec'], render: ValidatedRender): Promise<boolean> {
     const started = performance.now();
     const result = await this.wholeCheck(spec, render);
     const seconds = (performance.now() - started) / 1000;

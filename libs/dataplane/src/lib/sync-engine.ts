@@ -262,7 +262,7 @@ async function awaitWholeCheck(opts: SyncOptions, clock: StageClock): Promise<vo
   if (!pending) return;
   if (!(await clock.time('wait', () => pending)))
     throw new DataplaneConfigRejectedError(
-      'not reloading: the whole configuration of this render failed haproxy -c',
+      'not reloading: the whole configuration of this render failed haproxy -c (or a newer render replaced it before its check)',
     );
 }
 
