@@ -346,6 +346,7 @@ export class Fleet {
       ...(known ? { known } : {}),
       // runtime changes are served from here: reported now, the stored copy is written after
       onApplied: (applied) => {
+        if (reported) return; // a retry after a 409 applies again: reported once
         reported = true;
         return this.succeeded(s, render, applied, started);
       },
