@@ -16,6 +16,13 @@ export interface ValidatedRender {
   readonly outputs: RenderedOutputs;
   /** Generation of the HAProxyTemplateConfig it was rendered with. */
   readonly configGeneration: number;
+  /**
+   * Present when only what it changes at runtime was checked (its plan over the last validated
+   * render needs no reload): `haproxy -c` of the whole configuration, under way off the critical
+   * path; resolves true when it passed, false when it failed (never rejects). Nothing may reload
+   * HAProxy with this render before it resolved true.
+   */
+  readonly pendingCheck?: Promise<boolean>;
 }
 
 /**

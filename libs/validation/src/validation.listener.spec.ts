@@ -1,7 +1,7 @@
 import { parseTemplateConfigText } from '#core';
 import { createTestBus, published } from '#testing';
 import { Histogram, Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { emptyOutputs } from './lib/outputs.js';
 import { ValidationListener } from './validation.listener.js';
 import { VALIDATION_DURATION } from './validation.metrics.js';
@@ -100,6 +100,125 @@ describe('ValidationListener', () => {
     expect(published(bus, 'validation.failed').map((e) => e.payload.reason)).toEqual([
       'no configuration in force',
     ]);
+    listener.onModuleDestroy();
+    bus.close();
+  });
+});
+
+describe('ValidationListener: a runtime-only render', () => {
+  const cfg = (server: string) =>
+    `global\n  daemon\ndefaults\n  mode http\nfrontend fe\n  bind :8080\n  default_backend be\n` +
+    `backend be\n  balance roundrobin\n  server s1 ${server} check\n`;
+  const withMap = (hash: string, server: string, map: string) => ({
+    hash,
+    outputs: { ...emptyOutputs(cfg(server)), maps: { 'hosts.map': map } },
+    configGeneration: 1,
+  });
+
+  /** A ValidationService whose whole checks end when the test says. */
+  function heldChecks() {
+    const held: { hash: string; end: (valid: boolean) => void }[] = [];
+    const service = {
+      validate: (_spec: unknown, outputs: { haproxyConfig: string }) =>
+        new Promise((resolve) =>
+          held.push({
+            hash: outputs.haproxyConfig,
+            end: (valid) =>
+              resolve(
+                valid
+                  ? { valid: true, problems: [], haproxy: { ran: true } }
+                  : {
+                      valid: false,
+                      problems: [{ stage: 'haproxy', output: 'haproxy.cfg', reason: 'refused' }],
+                      haproxy: { ran: true },
+                    },
+              ),
+          }),
+        ),
+    } as unknown as ValidationService;
+    return { held, service };
+  }
+
+  it('is set at once; its whole check runs behind it and a failure rolls back', async () => {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true); // the first render: a whole check before it is set
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    expect(bus.getState('render.validated')?.pendingCheck).toBeUndefined();
+
+    bus.setState('render.rendered', withMap('b', '10.0.0.2:80', 'b.example be\n'));
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('b'));
+    // set while its whole check is still under way
+    expect(held).toHaveLength(2);
+    const pending = bus.getState('render.validated')?.pendingCheck;
+    expect(pending).toBeInstanceOf(Promise);
+    held[1]!.end(false);
+    expect(await pending).toBe(false);
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    await bus.idle();
+    expect(published(bus, 'validation.failed').map((e) => e.payload)).toEqual([
+      {
+        hash: 'b',
+        reason:
+          'the whole configuration failed after its runtime changes were applied: haproxy.cfg: refused',
+      },
+    ]);
+    listener.onModuleDestroy();
+    bus.close();
+  });
+
+  it('checks the whole of one render per turn: one replaced before its turn is never checked', async () => {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true);
+    const pendings: Promise<boolean>[] = [];
+    for (const [hash, server] of [
+      ['b', '10.0.0.2:80'],
+      ['c', '10.0.0.3:80'],
+      ['d', '10.0.0.4:80'],
+    ] as const) {
+      bus.setState('render.rendered', withMap(hash, server, 'a.example be\n'));
+      await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe(hash));
+      pendings.push(bus.getState('render.validated')!.pendingCheck!);
+    }
+    expect(held).toHaveLength(2); // b's whole check runs; c and d wait for their turn
+    held[1]!.end(true);
+    await vi.waitFor(() => expect(held).toHaveLength(3));
+    expect(held[2]!.hash).toContain('10.0.0.4:80'); // d's, c was replaced before its turn
+    held[2]!.end(true);
+    expect(await Promise.all(pendings)).toEqual([true, false, true]);
+    listener.onModuleDestroy();
+    bus.close();
+  });
+
+  it('is refused in its own terms (a map line without a value) without a whole check', async () => {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true);
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    bus.setState('render.rendered', withMap('c', '10.0.0.1:80', 'a.example be\nc.example\n'));
+    await vi.waitFor(() => expect(published(bus, 'validation.failed')).toHaveLength(1));
+    expect(published(bus, 'validation.failed')[0]?.payload).toEqual({
+      hash: 'c',
+      reason: 'map:hosts.map:2: map line "c.example" has no value',
+    });
+    expect(held).toHaveLength(1);
+    expect(bus.getState('render.validated')?.hash).toBe('a');
     listener.onModuleDestroy();
     bus.close();
   });

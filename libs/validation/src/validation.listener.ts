@@ -2,15 +2,20 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Histogram } from 'prom-client';
 import { EVENT_BUS } from '#bus';
+import type { TemplateConfig } from '#core';
 import type { HapticBus, LeaderElectionRunnable, ValidatedRender } from '#events';
 import { formatProblem } from './lib/problems.js';
+import { checkRuntimeDelta, runtimeDelta, type RuntimeDelta } from './lib/runtime-delta.js';
+import type { ValidationResult } from './lib/validate.js';
 import { VALIDATION_DURATION } from './validation.metrics.js';
 import { ValidationService } from './validation.service.js';
 
 /**
  * render.rendered (latest wins) → validate with the config in force → on success set
  * render.validated and publish validation.completed; otherwise publish validation.failed (the
- * last validated render stays in place). Leader-only work (LeaderElectionRunnable): webhook
+ * last validated render stays in place). A render whose changes over the render in force are all
+ * runtime ones (servers, map entries, certificates, crt-list lines) is checked in those terms
+ * and set at once, its whole `haproxy -c` running behind (ValidatedRender.pendingCheck). Leader-only work (LeaderElectionRunnable): webhook
  * dry-runs use ValidationService directly, on every replica.
  */
 @Injectable()
@@ -19,6 +24,10 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   private readonly unsubscribe: (() => void)[] = [];
   /** The render in force when the last term ended: the next term validates only newer ones. */
   private staleRender: ValidatedRender | undefined;
+  /** The newest render whose whole configuration passed `haproxy -c`: the rollback point. */
+  private lastWhole: ValidatedRender | undefined;
+  /** The whole checks of runtime-only renders run one after another (see checkWhole). */
+  private wholeQueue: Promise<unknown> = Promise.resolve();
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -64,27 +73,103 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
       return;
     }
     const started = performance.now();
-    const result = await this.validation
-      .validate(config.spec, render.outputs)
-      .catch((e: unknown) => ({
-        valid: false as const,
-        problems: [
-          {
-            stage: 'haproxy' as const,
-            output: 'haproxy.cfg',
-            reason: `validation could not run: ${String(e)}`,
-          },
-        ],
-        haproxy: { ran: false },
-      }));
-    const durationMs = performance.now() - started;
-    this.duration.observe({ result: result.valid ? 'valid' : 'invalid' }, durationMs / 1000);
+    const delta = this.runtimeOnly(render);
+    if (delta) {
+      const problems = checkRuntimeDelta(delta, render.outputs);
+      if (problems.length === 0) {
+        // the runtime operations go now; the whole configuration is checked behind them
+        const pendingCheck = this.checkWhole(config.spec, render);
+        this.bus.setState('render.validated', { ...render, pendingCheck });
+        const durationMs = performance.now() - started;
+        this.duration.observe({ result: 'runtime' }, durationMs / 1000);
+        await this.bus.publish('validation.completed', { hash: render.hash, durationMs });
+        return;
+      }
+      await this.reject(render, problems.map(formatProblem).join('; '), started);
+      return;
+    }
+    const result = await this.wholeCheck(config.spec, render);
     if (result.valid) {
+      this.lastWhole = render;
       this.bus.setState('render.validated', render);
+      const durationMs = performance.now() - started;
+      this.duration.observe({ result: 'valid' }, durationMs / 1000);
       await this.bus.publish('validation.completed', { hash: render.hash, durationMs });
       return;
     }
-    const reason = result.problems.map(formatProblem).join('; ');
+    await this.reject(render, result.problems.map(formatProblem).join('; '), started);
+  }
+
+  /** The runtime-only delta over the render in force, if the new one has nothing structural. */
+  private runtimeOnly(render: ValidatedRender): RuntimeDelta | undefined {
+    const before = this.bus.getState('render.validated');
+    // a new config may change the policy (allowed directives, dirs): the whole check judges
+    if (!before || before.configGeneration !== render.configGeneration) return undefined;
+    return runtimeDelta(before.outputs, render.outputs);
+  }
+
+  /** `haproxy -c` of the whole render (and the other steps of validateOutputs). */
+  private wholeCheck(
+    spec: TemplateConfig['spec'],
+    render: ValidatedRender,
+  ): Promise<ValidationResult> {
+    return this.validation.validate(spec, render.outputs).catch((e: unknown) => ({
+      valid: false as const,
+      problems: [
+        {
+          stage: 'haproxy' as const,
+          output: 'haproxy.cfg',
+          reason: `validation could not run: ${String(e)}`,
+        },
+      ],
+      haproxy: { ran: false },
+    }));
+  }
+
+  /**
+   * The whole checks of runtime-only renders, one after another: a render a newer one replaced
+   * before its turn is not checked (resolves false: nothing may reload with it), so a burst of
+   * changes costs one `haproxy -c` per turn, not one per change.
+   */
+  private checkWhole(spec: TemplateConfig['spec'], render: ValidatedRender): Promise<boolean> {
+    const run = this.wholeQueue.then(() =>
+      this.bus.getState('render.validated')?.hash === render.hash
+        ? this.runWhole(spec, render)
+        : false,
+    );
+    this.wholeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The whole check of a render whose runtime changes are already on their way. Passed: it is the
+   * new rollback point. Failed: reported (log, validation.failed, the `invalid` metric) and the
+   * pods are put back on the last render that passed it, unless a newer one already replaced it.
+   */
+  private async runWhole(spec: TemplateConfig['spec'], render: ValidatedRender): Promise<boolean> {
+    const started = performance.now();
+    const result = await this.wholeCheck(spec, render);
+    const seconds = (performance.now() - started) / 1000;
+    this.duration.observe({ result: result.valid ? 'valid' : 'invalid' }, seconds);
+    if (result.valid) {
+      this.lastWhole = render;
+      return true;
+    }
+    const reason = `the whole configuration failed after its runtime changes were applied: ${result.problems.map(formatProblem).join('; ')}`;
+    const back = this.lastWhole;
+    this.logger.warn(
+      `render ${render.hash.slice(0, 12)}: ${reason}; ${back ? `rolling back to ${back.hash.slice(0, 12)}` : 'nothing to roll back to'}`,
+    );
+    if (back && this.bus.getState('render.validated')?.hash === render.hash)
+      this.bus.setState('render.validated', back);
+    await this.bus
+      .publish('validation.failed', { hash: render.hash, reason })
+      .catch(() => undefined);
+    return false;
+  }
+
+  private async reject(render: ValidatedRender, reason: string, started: number): Promise<void> {
+    this.duration.observe({ result: 'invalid' }, (performance.now() - started) / 1000);
     this.logger.warn(`render ${render.hash.slice(0, 12)} rejected: ${reason}`);
     await this.bus.publish('validation.failed', { hash: render.hash, reason });
   }

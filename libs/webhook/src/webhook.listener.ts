@@ -18,13 +18,22 @@ export class WebhookListener implements OnModuleDestroy {
       this.bus.subscribeState(
         'render.validated',
         (e) => {
-          const config = this.current();
-          if (config && (config.source.generation ?? 0) === e.payload.configGeneration)
-            this.passed = { config, outputs: e.payload.outputs };
+          const r = e.payload;
+          // a render checked only in its runtime parts becomes a baseline once the whole passed
+          if (!r.pendingCheck) return this.pass(r);
+          void r.pendingCheck.then((ok) => {
+            if (ok && this.bus.getState('render.validated') === r) this.pass(r);
+          });
         },
         { name: 'webhook' },
       ),
     );
+  }
+
+  private pass(r: { configGeneration: number; outputs: RenderedOutputs }): void {
+    const config = this.current();
+    if (config && (config.source.generation ?? 0) === r.configGeneration)
+      this.passed = { config, outputs: r.outputs };
   }
 
   /** The config in force (undefined before the first is accepted). */

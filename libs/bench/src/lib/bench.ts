@@ -89,6 +89,8 @@ export interface BenchOptions {
   readonly root: string;
   readonly scenarios: readonly ScenarioName[];
   readonly size: SizeName;
+  /** Ingresses of the shared cluster (latency, floor, churn, hitless); default: the size's. */
+  readonly ingresses?: number;
   /** Repetitions of the single timings (floor, render); default 3. */
   readonly reps?: number;
   readonly haproxyBin: string;
@@ -143,7 +145,7 @@ const CLUSTER_SCENARIOS: readonly ScenarioName[] = ['latency', 'floor', 'churn',
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const started = Date.now();
   const load = loadavg()[0]!;
-  const plan = PLANS[o.size];
+  const plan: SizePlan = { ...PLANS[o.size], ...(o.ingresses ? { ingresses: o.ingresses } : {}) };
   const reps = o.reps ?? 3;
   const progress = o.progress ?? silent;
   const chart = chartSettings(o.root);
@@ -277,7 +279,7 @@ export function formatBench(r: BenchResult): string {
     `haptic bench --size ${r.size} (reps ${r.reps}) — ${r.date}`,
     `machine: ${r.machine.cores} cores (${r.machine.cpu}), ${(r.machine.memoryBytes / 2 ** 30).toFixed(0)} GiB, ` +
       `load ${r.machine.loadAverage.start.toFixed(1)} → ${r.machine.loadAverage.end.toFixed(1)}; node ${r.machine.node}`,
-    `HAProxy ${r.haproxy.version}; reload delay ${r.chart.reloadDelayMs} ms (chart); controller heap limit ${r.chart.controllerHeapLimitMiB} MiB`,
+    `HAProxy ${r.haproxy.version}; agent mode, reload delay 0 ms (dataplaneapi mode's: ${r.chart.reloadDelayMs} ms); controller heap limit ${r.chart.controllerHeapLimitMiB} MiB`,
   ];
   const rows: string[][] = [['figure', 'n', 'size', 'value', 'min', 'p95', 'p99', 'max']];
   for (const s of r.scenarios) {

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { generateCertificate } from '#kube-sim';
 import { stageMedians, stagesOf } from './change-stages.js';
 import {
+  AGENT_RELOAD_DELAY_MS,
   CHURN,
   churnAddresses,
   pemFingerprint,
@@ -93,8 +94,8 @@ async function series(
     progress.count(k + 1, count);
     await collect();
   }
-  // a reload requested by the last change may still be waiting out the reload delay
-  await sleep(cluster.opts.chart.reloadDelayMs + 200);
+  // a reload requested by the last change may still be under way (the agent has no delay)
+  await sleep(AGENT_RELOAD_DELAY_MS + 200);
   await collect();
   const applied = [...seen.values()].filter((c) => c.outcome === 'applied');
   return { ms, reloads: (await cluster.reloads()) - before, stages: applied.map(stagesOf) };
@@ -193,7 +194,8 @@ async function timesOf(reps: number, fn: () => Promise<unknown>): Promise<number
 /**
  * `floor`: `haproxy -c` on the configuration HAProxy runs now and one reload of it (through the
  * master socket, synchronous on 3.x), `reps` times each, and the ratio of the structural latency
- * to that floor (and to the floor plus the chart's reload delay, which every reload waits out).
+ * (agent mode: no reload delay) to that floor; `floor.reload-delay` is what the chart's
+ * dataplaneapi mode adds to every reload (its sidecar's reload_delay), and the last ratio counts it.
  */
 export async function floorScenario(
   cluster: BenchCluster,
@@ -272,7 +274,7 @@ export async function churnScenario(
   progress.step('converging');
   await endpoints.converged(600_000);
   const converged = performance.now();
-  await sleep(cluster.opts.chart.reloadDelayMs + 500);
+  await sleep(AGENT_RELOAD_DELAY_MS + 500);
   return [
     single('churn.changes', 'count', changes, size),
     single('churn.write-duration', 'ms', written - t0, size),
@@ -350,7 +352,7 @@ export async function hitlessScenario(
       await structuralChange(cluster);
       progress.count(k + 1, changes);
     }
-    await sleep(cluster.opts.chart.reloadDelayMs + 500);
+    await sleep(AGENT_RELOAD_DELAY_MS + 500);
   } finally {
     running = false;
     await Promise.all(workers);

@@ -38,6 +38,13 @@ export interface ClusterOptions {
   readonly log?: (line: string) => void;
 }
 
+/**
+ * The agent's reload delay: none. The agent (the chart's `mode: agent`) reloads synchronously
+ * through the master socket; the chart's reloadDelaySeconds is the real Dataplane API sidecar's,
+ * which the floor scenario reports as what that mode adds to every reload.
+ */
+export const AGENT_RELOAD_DELAY_MS = 0;
+
 /** Namespaces the generated objects are spread over. */
 export const NAMESPACES = 20;
 /** One change as the controller's /debug/changes shows it (the fields the bench reads). */
@@ -58,10 +65,9 @@ export const CHURN = { namespace: 'ns-0', name: 'churn' } as const;
 /**
  * What `haptic bench` runs against, as the chart installs it: kube-sim (in process) holding the
  * generated cluster and the HAProxyTemplateConfig (the Ingress library with the chart's timings),
- * one HAProxy pod — `haptic agent` (the Dataplane API stand-in) with the chart's reload delay,
- * driving a real HAProxy — a few echo backends, and `haptic run` under the chart's heap limit.
- * The HAProxy pod is registered in kube-sim by hand (no node-sim: the agent is started here so
- * that it gets the chart's reload delay).
+ * one HAProxy pod — `haptic agent` (the chart's agent mode: no reload delay) driving a real
+ * HAProxy — a few echo backends, and `haptic run` under the chart's heap limit. The HAProxy pod
+ * is registered in kube-sim by hand (no node-sim: the agent is started here with its options).
  */
 export class BenchCluster {
   private readonly keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -130,13 +136,13 @@ export class BenchCluster {
       const agent = spawnHaptic(o.root, [
         'agent', '--address', haproxyIp, '--port', String(ports.agent),
         '--config-dir', join(dir, 'haproxy'), '--username', 'admin',
-        '--password-file', join(dir, 'dp.pw'), '--reload-delay', String(o.chart.reloadDelayMs),
+        '--password-file', join(dir, 'dp.pw'), '--reload-delay', String(AGENT_RELOAD_DELAY_MS),
         '--haproxy-bin', o.haproxyBin,
       ]);
       started.push({ stop: () => agent.stop() });
       const ready = await agent.line(/listening on \S+ \(HAProxy ([^\s,]+)/, 60_000, 'the agent');
       log(
-        `agent on ${haproxyIp}:${ports.agent}, HAProxy ${ready[1]}, reload delay ${o.chart.reloadDelayMs} ms`,
+        `agent on ${haproxyIp}:${ports.agent}, HAProxy ${ready[1]}, reload delay ${AGENT_RELOAD_DELAY_MS} ms`,
       );
       const tls = await generateCertificate({ commonName: 'bench', dnsNames: ['*.example.com'] });
       const world: WorldOptions = {

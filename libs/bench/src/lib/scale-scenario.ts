@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { BenchCluster, type ClusterOptions } from './cluster.js';
+import { AGENT_RELOAD_DELAY_MS, BenchCluster, type ClusterOptions } from './cluster.js';
 import { single, type Measure } from './measures.js';
 import { poll } from './processes.js';
 import type { Progress } from './progress.js';
@@ -108,8 +108,8 @@ export async function scaleScenario(
     const validation = histogramMean(text, 'haptic_validation_duration_seconds');
     const mem = await cluster.controllerMemory();
     progress.step('HAProxy memory across a reload');
-    // the first deployment's reload waits out the reload delay: let it happen first
-    await sleep(opts.chart.reloadDelayMs + 1000);
+    // the first deployment's reload may still be under way: let it happen first
+    await sleep(AGENT_RELOAD_DELAY_MS + 1000);
     const hp = await reloadMemory(cluster);
     const n = ingresses;
     return [

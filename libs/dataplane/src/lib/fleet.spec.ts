@@ -276,3 +276,54 @@ describe('Fleet', () => {
     expect(fleet.status().map((p) => p.deployedHash)).toEqual(['s3', 's3']);
   });
 });
+
+describe('Fleet: a runtime-only deployment', () => {
+  it('is reported once applied; a failure writing the stored copy after it is reported and repaired next pass', async () => {
+    const results: PodDeployResult[] = [];
+    const seen: { recover: boolean; known: boolean; wholeCheck: boolean }[] = [];
+    const applied: SyncResult = {
+      reloaded: false,
+      reloadId: null,
+      operations: [{ kind: 'map.replace', target: 'hosts.map', runtime: true }],
+      reloadReasons: [],
+      version: 1,
+      known: { files: { ...files, version: 1 }, caps: { runtimeCerts: true, maxCertPayload: 1 } },
+    };
+    const fleet = new Fleet({
+      scheme: 'http',
+      minDeploymentIntervalMs: 0,
+      maxParallel: 1,
+      identity: 'test',
+      timeoutMs: 1000,
+      onResult: (r) => void results.push(r),
+      read: () => Promise.resolve(files),
+      sleep: () => Promise.resolve(),
+      now: () => 0, // no backoff to wait out
+      deploy: async (_client, _r, o) => {
+        seen.push({
+          recover: o.recover === true,
+          known: o.known !== undefined,
+          wholeCheck: o.wholeCheck !== undefined,
+        });
+        if (seen.length === 1) {
+          o.onFirstWrite?.();
+          await o.onApplied?.(applied);
+          throw new Error('storage write refused'); // after the runtime operations
+        }
+        return applied;
+      },
+    });
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setPods([pod('a')]);
+    fleet.setRender({ ...render('r1'), pendingCheck: Promise.resolve(true) });
+    await vi.waitFor(() => expect(results).toHaveLength(3), { timeout: 10_000, interval: 2 });
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    // the retry reloads from storage (recover) and reads the pod instead of trusting memory
+    expect(seen).toEqual([
+      { recover: false, known: false, wholeCheck: true },
+      { recover: true, known: false, wholeCheck: true },
+    ]);
+    expect(fleet.status()[0]?.deployedHash).toBe('r1');
+    await fleet.stop();
+  });
+});

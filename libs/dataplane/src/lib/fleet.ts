@@ -1,7 +1,13 @@
 import type { DataplaneCredentials, HaproxyPod, ValidatedRender } from '#events';
 import { DataplaneRequestError } from '../dataplane.errors.js';
 import { DataplaneClient, type DataplaneEndpoint, type DataplaneTls } from './client.js';
-import { readPod, syncPod, type SyncOptions, type SyncResult } from './sync-engine.js';
+import {
+  readPod,
+  syncPod,
+  type KnownPod,
+  type SyncOptions,
+  type SyncResult,
+} from './sync-engine.js';
 import type { PodFiles } from './sync-plan.js';
 
 /** Result of one deployment to one pod, for events, metrics and the per-pod state. */
@@ -87,6 +93,8 @@ interface PodState {
   partial: boolean;
   /** A kick arrived while the loop was finishing: look again. */
   rekick: boolean;
+  /** What the last deployment left on the pod; dropped on a failure or a drift check. */
+  known: KnownPod | undefined;
 }
 
 const podKey = (p: HaproxyPod) => `${p.namespace}/${p.name}`;
@@ -164,6 +172,7 @@ export class Fleet {
         failures: 0,
         partial: false,
         rekick: false,
+        known: undefined,
       });
     }
     this.opts.onState?.();
@@ -308,45 +317,45 @@ export class Fleet {
   /**
    * Waits out minDeploymentInterval for this pod and the stagger after the last reload of another
    * pod started (the stagger keeps replicas from reloading together; it never delays one pod's
-   * next change).
+   * next change). False: nothing to wait for.
    */
-  private async reloadGate(s: PodState): Promise<void> {
+  private async reloadGate(s: PodState): Promise<boolean> {
     const now = this.now();
     const staggered = this.stagger && this.stagger.pod !== s ? this.stagger.nextAt : now;
     const notBefore = Math.max(s.lastReloadAt + this.opts.minDeploymentIntervalMs, staggered, now);
     this.stagger = { pod: s, nextAt: notBefore + (this.opts.staggerMs ?? 200) };
-    if (notBefore > now) await this.sleep(notBefore - now);
+    if (notBefore <= now) return false;
+    await this.sleep(notBefore - now);
+    return true;
   }
 
   private async deployOnce(s: PodState, render: ValidatedRender): Promise<void> {
     const started = performance.now();
+    // a drift check reads the pod; otherwise the last deployment says what it holds
+    const known = s.forceCheck || s.partial ? undefined : s.known;
     s.forceCheck = false;
+    s.known = undefined;
     const deploy: DeployFn = this.opts.deploy ?? ((c, r, o) => syncPod(c, r.outputs, o));
+    let reported = false;
     const options: SyncOptions = {
       reloadTimeoutMs: this.opts.timeoutMs,
       beforeReload: () => this.reloadGate(s),
       recover: s.partial,
       onFirstWrite: () => (s.partial = true),
+      ...(render.pendingCheck ? { wholeCheck: render.pendingCheck } : {}),
+      ...(known ? { known } : {}),
+      // runtime changes are served from here: reported now, the stored copy is written after
+      onApplied: (applied) => {
+        if (reported) return; // a retry after a 409 applies again: reported once
+        reported = true;
+        return this.succeeded(s, render, applied, started);
+      },
     };
     try {
       const outcome = await this.withCredentials(s, (c) => deploy(c, render, options));
-      s.deployedHash = render.hash;
       s.partial = false;
-      s.failures = 0;
-      s.lastError = undefined;
-      s.lastDeployAt = this.now();
-      s.runtimeOperations += outcome.operations.filter((o) => o.runtime).length;
-      if (outcome.reloaded) {
-        s.lastReloadAt = s.lastDeployAt;
-        s.lastReloadReasons = outcome.reloadReasons;
-      }
-      await this.opts.onResult({
-        ok: true,
-        pod: s.pod,
-        hash: render.hash,
-        outcome,
-        durationMs: performance.now() - started,
-      });
+      s.known = outcome.known;
+      if (!reported) await this.succeeded(s, render, outcome, started);
     } catch (error) {
       s.lastDeployAt = this.now();
       s.deployedHash = undefined; // unknown now: the next attempt re-reads the pod
@@ -360,6 +369,31 @@ export class Fleet {
         durationMs: performance.now() - started,
       });
     }
+  }
+
+  /** Records and reports a deployment whose changes HAProxy now serves. */
+  private async succeeded(
+    s: PodState,
+    render: ValidatedRender,
+    outcome: SyncResult,
+    started: number,
+  ): Promise<void> {
+    s.deployedHash = render.hash;
+    s.failures = 0;
+    s.lastError = undefined;
+    s.lastDeployAt = this.now();
+    s.runtimeOperations += outcome.operations.filter((o) => o.runtime).length;
+    if (outcome.reloaded) {
+      s.lastReloadAt = s.lastDeployAt;
+      s.lastReloadReasons = outcome.reloadReasons;
+    }
+    await this.opts.onResult({
+      ok: true,
+      pod: s.pod,
+      hash: render.hash,
+      outcome,
+      durationMs: performance.now() - started,
+    });
   }
 
   private async slot(): Promise<void> {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DataplaneRequestError } from '../dataplane.errors.js';
 import type { DataplaneClient, StorageKind } from './client.js';
 import { syncPod } from './sync-engine.js';
@@ -24,11 +24,17 @@ function fakeApi(opts: {
 }) {
   const calls: Call[] = [];
   const reloads: string[] = [];
+  /** Every read, write, push and runtime call, in order. */
+  const log: string[] = [];
   const client = {
     apiVersion: () => Promise.resolve([3, 2] as const),
     haproxyVersion: () => Promise.resolve([3, 0] as const),
-    getRaw: () => Promise.resolve({ text: config, version: 1 }),
+    getRaw: () => {
+      log.push('read config');
+      return Promise.resolve({ text: config, version: 1 });
+    },
     pushRaw: (_text: string, o: { skipReload?: boolean }) => {
+      log.push(o.skipReload ? 'push config' : 'push config, reloading');
       if (!o.skipReload) reloads.push('config');
       return Promise.resolve({ version: 2, reloadId: o.skipReload ? undefined : 'r1' });
     },
@@ -36,10 +42,12 @@ function fakeApi(opts: {
       Promise.resolve(Object.keys(opts.storage[kind]).map((storage_name) => ({ storage_name }))),
     readStorage: (kind: StorageKind, name: string) => Promise.resolve(opts.storage[kind][name]),
     writeStorage: (kind: StorageKind, name: string, content: string) => {
+      log.push(`write ${kind}/${name}`);
       opts.storage[kind][name] = content;
       return Promise.resolve();
     },
     writeStorageReloading: (kind: StorageKind, name: string, content: string) => {
+      log.push(`write ${kind}/${name}, reloading`);
       opts.storage[kind][name] = content;
       reloads.push(`${kind}/${name}`);
       return Promise.resolve('r1');
@@ -55,6 +63,7 @@ function fakeApi(opts: {
       o: { json?: unknown; query?: Record<string, string> } = {},
     ) => {
       calls.push({ method, path, json: o.json, query: o.query });
+      log.push(`${method} ${path}`);
       if (opts.fail && path === opts.fail.path)
         return Promise.reject(
           new DataplaneRequestError(`${method} ${path}: refused`, opts.fail.status),
@@ -69,7 +78,7 @@ function fakeApi(opts: {
       return Promise.resolve({ status: 200, body: '', headers: {} });
     },
   };
-  return { client: client as unknown as DataplaneClient, calls, reloads };
+  return { client: client as unknown as DataplaneClient, calls, reloads, log };
 }
 
 const want = (over: {
@@ -153,5 +162,72 @@ describe('syncPod: runtime steps', () => {
     expect(r.reloadReasons[0]).toMatch(/^recover: /);
     expect(api.reloads).toEqual(['config']);
     expect(wrote).toBe(1);
+  });
+});
+
+describe('syncPod: a render checked only in its runtime parts', () => {
+  const storage = () => ({
+    maps: { 'hosts.map': 'a.example be_a\n' } as Record<string, string>,
+    ssl_certificates: {},
+    general: {},
+  });
+  const next = want({ maps: { 'hosts.map': 'a.example be_a\nb.example be_b\n' } });
+
+  it('applies the runtime operations before it writes the stored copy', async () => {
+    const api = fakeApi({ storage: storage() });
+    let logAtApplied: string[] = [];
+    const r = await syncPod(api.client, next, {
+      wholeCheck: new Promise<boolean>(() => undefined), // never settles: nothing may wait on it
+      onApplied: () => {
+        logAtApplied = [...api.log];
+      },
+    });
+    expect(r.reloaded).toBe(false);
+    expect(logAtApplied.filter((l) => !l.startsWith('read'))).toEqual([
+      'PUT runtime/maps/hosts.map',
+    ]);
+    expect(api.log.at(-1)).toBe('write maps/hosts.map');
+    expect(api.reloads).toEqual([]);
+  });
+
+  it('plans against what the last deployment left, without reading the pod', async () => {
+    const api = fakeApi({ storage: storage() });
+    const first = await syncPod(api.client, want({ maps: { 'hosts.map': 'a.example be_a\n' } }));
+    expect(first.known).toBeDefined();
+    api.log.length = 0;
+    await syncPod(api.client, next, { known: first.known! });
+    expect(api.log).toEqual(['PUT runtime/maps/hosts.map', 'write maps/hosts.map']);
+  });
+
+  it('a refused runtime step reloads only once the whole configuration passed haproxy -c', async () => {
+    const api = fakeApi({
+      storage: storage(),
+      fail: { path: 'runtime/maps/hosts.map', status: 400 },
+    });
+    let pass!: (ok: boolean) => void;
+    const wholeCheck = new Promise<boolean>((resolve) => (pass = resolve));
+    const syncing = syncPod(api.client, next, { wholeCheck });
+    await vi.waitFor(() => expect(api.log).toContain('PUT runtime/maps/hosts.map'));
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+    // refused, and waiting for the check: nothing written, nothing reloaded yet
+    expect(api.log.filter((l) => !l.startsWith('read'))).toEqual(['PUT runtime/maps/hosts.map']);
+    expect(api.reloads).toEqual([]);
+    pass(true);
+    const r = await syncing;
+    expect(r.reloaded).toBe(true);
+    expect(r.reloadReasons).toEqual(['runtime: PUT runtime/maps/hosts.map: refused']);
+    expect(api.reloads).toEqual(['maps/hosts.map']);
+  });
+
+  it('never reloads when the whole configuration failed haproxy -c', async () => {
+    const api = fakeApi({
+      storage: storage(),
+      fail: { path: 'runtime/maps/hosts.map', status: 400 },
+    });
+    await expect(syncPod(api.client, next, { wholeCheck: Promise.resolve(false) })).rejects.toThrow(
+      /whole configuration of this render failed haproxy -c/,
+    );
+    expect(api.reloads).toEqual([]);
+    expect(api.log.some((l) => l.startsWith('write'))).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '../dataplane.errors.js';
 import type { DataplaneClient, StorageKind } from './client.js';
 import {
+  certFingerprint,
   planOperations,
   planSync,
   type PodCapabilities,
@@ -18,13 +19,14 @@ import {
 export interface SyncOptions {
   readonly maxConflictRetries?: number;
   readonly reloadTimeoutMs?: number;
+  /** Between two reload status reads (default 25 ms: a reload is a few hundred ms). */
   readonly pollMs?: number;
   /**
    * Called once before a deployment that reloads (never for runtime-only ones): the scheduler
    * waits out minDeploymentInterval and the stagger between pods here. The pod is read again
-   * afterwards, as it may have changed while waiting.
+   * afterwards, as it may have changed while waiting (unless it resolves false: it did not wait).
    */
-  readonly beforeReload?: (reasons: readonly string[]) => Promise<void>;
+  readonly beforeReload?: (reasons: readonly string[]) => Promise<boolean | void>;
   /** Called once, before the engine first writes anything to the pod. */
   readonly onFirstWrite?: () => void;
   /**
@@ -33,6 +35,28 @@ export interface SyncOptions {
    * HAProxy reads what is stored.
    */
   readonly recover?: boolean;
+  /**
+   * The render's whole `haproxy -c` when it was checked only in its runtime parts (resolves true:
+   * passed). Awaited before anything reloads HAProxy: no reload runs an unchecked configuration.
+   */
+  readonly wholeCheck?: Promise<boolean>;
+  /**
+   * Called once the runtime operations of a runtime-only deployment are applied, before the
+   * stored copy a later reload reads is written (and checked by the pod): that copy is off the
+   * critical path; a failure writing it is thrown afterwards (the pod is then marked partial).
+   */
+  readonly onApplied?: (result: SyncResult) => void | Promise<void>;
+  /**
+   * What the last deployment left on the pod (SyncResult.known): planned against without reading
+   * the pod (a read costs as much as the whole configuration); a 409 re-reads it.
+   */
+  readonly known?: KnownPod;
+}
+
+/** What a pod holds and allows, as a deployment left it. */
+export interface KnownPod {
+  readonly files: PodFiles & { readonly version: number };
+  readonly caps: PodCapabilities;
 }
 
 /** The result of one deployment to one pod (`haptic sync -o json` prints it). */
@@ -45,6 +69,8 @@ export interface SyncResult {
   readonly version: number;
   /** Milliseconds spent per stage of this deployment (stages that did not run are absent). */
   readonly stages?: Readonly<Partial<Record<DeployStage, number>>>;
+  /** What the pod holds after it (for the next deployment's SyncOptions.known). */
+  readonly known?: KnownPod;
 }
 
 /** Adds up the time spent per deployment stage. */
@@ -113,20 +139,28 @@ export async function syncPod(
   opts: SyncOptions = {},
 ): Promise<SyncResult> {
   const clock = new StageClock();
-  const caps = await clock.time('plan', () => podCapabilities(client));
+  const caps = opts.known?.caps ?? (await clock.time('plan', () => podCapabilities(client)));
   let conflicts = 0;
   let gated = opts.beforeReload === undefined;
+  let cached = opts.known?.files;
   for (;;) {
-    const pod = await clock.time('plan', () => readPod(client));
+    const pod = cached ?? (await clock.time('plan', () => readPod(client)));
+    cached = undefined;
     const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
+    if (plan.reload.length > 0) await awaitWholeCheck(opts, clock);
     if (!gated && plan.reload.length > 0) {
       gated = true;
       const reasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
-      await clock.time('wait', () => opts.beforeReload?.(reasons) ?? Promise.resolve());
+      const waited = await clock.time(
+        'wait',
+        () => opts.beforeReload?.(reasons) ?? Promise.resolve(),
+      );
+      if (waited === false) cached = pod;
       continue;
     }
     try {
-      return await execute(client, plan, want, pod.version, opts, clock);
+      const result = await execute(client, plan, want, pod.version, opts, clock);
+      return { ...result, known: { files: heldAfter(want, result.version), caps } };
     } catch (e) {
       if (
         !(e instanceof DataplaneVersionConflictError) ||
@@ -148,12 +182,12 @@ async function execute(
 ): Promise<SyncResult> {
   const operations = planOperations(plan);
   const reloadReasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
-  const stages = clock.stages;
   const writeAll = () =>
     clock.time('storage', async () => {
-      for (const w of plan.writes) await client.writeStorage(w.kind, w.name, w.content, w.exists);
+      for (const w of plan.writes) await writeStored(client, w);
     });
   if (opts.recover && plan.reload.length === 0) {
+    await awaitWholeCheck(opts, clock);
     opts.onFirstWrite?.();
     await writeAll();
     const reason = 'recover: the last deployment to this pod stopped part-way';
@@ -161,32 +195,85 @@ async function execute(
     return reloadFromStorage(client, plan, want, version, opts, clock, all, [reason], true);
   }
   if (operations.length === 0 && !plan.configChanged)
-    return { reloaded: false, reloadId: null, operations: [], reloadReasons, version, stages };
+    return {
+      reloaded: false,
+      reloadId: null,
+      operations: [],
+      reloadReasons,
+      version,
+      stages: clock.stages,
+    };
   opts.onFirstWrite?.();
-  // storage first, never reloading: what HAProxy reads on any later reload
-  await writeAll();
-  if (plan.reload.length === 0) {
-    try {
-      await clock.time('runtime', () => applyRuntime(client, plan));
-    } catch (e) {
-      // Storage already holds the target, so a retry would find nothing to do while HAProxy
-      // still runs the old state: reload instead, which makes HAProxy read what is stored.
-      if (e instanceof DataplaneVersionConflictError) throw e;
-      const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
-      const reloaded = operations.map((o) => ({ ...o, runtime: false }));
-      return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
-    }
-    let v = version;
-    if (plan.configChanged)
-      v = await clock.time(
-        'storage',
-        async () =>
-          (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version,
-      );
-    await clock.time('storage', () => deleteStale(client, plan));
-    return { reloaded: false, reloadId: null, operations, reloadReasons, version: v, stages };
+  if (plan.reload.length > 0) {
+    // storage first, never reloading: what the reload reads
+    await writeAll();
+    return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
   }
-  return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
+  try {
+    await clock.time('runtime', () => applyRuntime(client, plan));
+  } catch (e) {
+    // HAProxy refused a runtime step: reload from storage instead (a checked configuration only),
+    // which makes HAProxy run the whole target state
+    const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
+    await awaitWholeCheck(opts, clock);
+    await writeAll();
+    const reloaded = operations.map((o) => ({ ...o, runtime: false }));
+    return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
+  }
+  const applied: SyncResult = {
+    reloaded: false,
+    reloadId: null,
+    operations,
+    reloadReasons,
+    version,
+    stages: { ...clock.stages },
+  };
+  await opts.onApplied?.(applied);
+  // the stored copy a later reload reads, behind the runtime operations; the pod checks the
+  // configuration it is given (a failure is thrown: the pod is marked and repaired next pass)
+  await writeAll();
+  let v = version;
+  if (plan.configChanged)
+    v = await clock.time(
+      'storage',
+      async () => (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version,
+    );
+  await clock.time('storage', () => deleteStale(client, plan));
+  return { ...applied, version: v, stages: clock.stages };
+}
+
+/** What a pod holds once `want` is deployed to it, in readPod's terms. */
+function heldAfter(want: RenderedOutputs, version: number): KnownPod['files'] {
+  const certs: Record<string, string> = {};
+  for (const [name, pem] of Object.entries(want.sslCertificates))
+    certs[name] = certFingerprint(pem);
+  return {
+    config: want.haproxyConfig,
+    version,
+    maps: want.maps,
+    certs,
+    general: { ...want.files, ...want.crtLists },
+  };
+}
+
+/** Waits for the render's whole check, if it is under way; a failed one stops the reload. */
+async function awaitWholeCheck(opts: SyncOptions, clock: StageClock): Promise<void> {
+  const pending = opts.wholeCheck;
+  if (!pending) return;
+  if (!(await clock.time('wait', () => pending)))
+    throw new DataplaneConfigRejectedError(
+      'not reloading: the whole configuration of this render failed haproxy -c (or a newer render replaced it before its check)',
+    );
+}
+
+/** Writes one stored file; a file the runtime API already created (409) is replaced instead. */
+async function writeStored(client: DataplaneClient, w: SyncPlan['writes'][number]): Promise<void> {
+  try {
+    await client.writeStorage(w.kind, w.name, w.content, w.exists);
+  } catch (e) {
+    if (w.exists || !(e instanceof DataplaneRequestError && e.status === 409)) throw e;
+    await client.writeStorage(w.kind, w.name, w.content, true);
+  }
 }
 
 /** Pushes the configuration (or rewrites a stored file) so that the API reloads, and waits for it. */
@@ -332,7 +419,7 @@ async function waitForReload(
       throw new DataplaneConfigRejectedError(`reload ${id} failed: ${r.response ?? 'no detail'}`);
     if (Date.now() > deadline)
       throw new DataplaneConfigRejectedError(`reload ${id} still in progress after the timeout`);
-    await new Promise((r2) => setTimeout(r2, opts.pollMs ?? 100));
+    await new Promise((r2) => setTimeout(r2, opts.pollMs ?? 25));
   }
 }
 

@@ -20,13 +20,14 @@ export interface BenchFlags {
   output: string;
   reps: string;
   out: string;
+  ingresses?: string;
   haproxyBin?: string;
 }
 
 /** Checks the flags; a string is what is wrong with them. */
 function parse(
   f: BenchFlags,
-): { scenarios: ScenarioName[]; size: SizeName; reps: number } | string {
+): { scenarios: ScenarioName[]; size: SizeName; reps: number; ingresses?: number } | string {
   const unknown = f.scenario.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
   if (unknown.length > 0)
     return `--scenario: unknown ${unknown.join(', ')} (one of ${SCENARIOS.join(', ')})`;
@@ -37,8 +38,11 @@ function parse(
   const reps = Number(f.reps);
   if (!Number.isInteger(reps) || reps < 1)
     return `--reps must be a whole number ≥ 1, got "${f.reps}"`;
+  const ingresses = f.ingresses === undefined ? undefined : Number(f.ingresses);
+  if (ingresses !== undefined && !(Number.isInteger(ingresses) && ingresses >= 1))
+    return `--ingresses must be a whole number ≥ 1, got "${f.ingresses}"`;
   const scenarios = (f.scenario.length > 0 ? f.scenario : [...SCENARIOS]) as ScenarioName[];
-  return { scenarios, size: f.size as SizeName, reps };
+  return { scenarios, size: f.size as SizeName, reps, ...(ingresses ? { ingresses } : {}) };
 }
 
 /** `haptic bench`: runs the scenarios, prints the table (or JSON) and writes the JSON file. */
@@ -62,6 +66,7 @@ export async function benchAction(f: BenchFlags, ctx: CliContext): Promise<numbe
     scenarios: p.scenarios,
     size: p.size,
     reps: p.reps,
+    ...(p.ingresses ? { ingresses: p.ingresses } : {}),
     haproxyBin,
     progress,
     onScenario: (name, index, total) => progress.begin(name, index, total),

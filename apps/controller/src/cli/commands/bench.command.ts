@@ -26,6 +26,10 @@ export const benchCommand: CliCommand = {
         'small (minutes), full (the published figures) or tiny (seconds)',
         'small',
       )
+      .option(
+        '--ingresses <n>',
+        'Ingresses of the shared cluster (latency, floor, churn, hitless); default: the size',
+      )
       .option('-o, --output <format>', 'table or json (printed on stdout)', 'table')
       .option('--reps <n>', 'repetitions of the single timings (floor, render)', '3')
       .option('--out <file>', 'write the results (JSON, full precision) here', 'haptic-bench.json')
