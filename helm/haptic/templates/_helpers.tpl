@@ -103,8 +103,19 @@ cluster holds it (nothing to read under `helm template`: a constant then).
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* The image of the HAProxy pods' HAProxy: haproxy.image, or in dataplaneapi mode the one
+     image that holds both HAProxy and the real Dataplane API. */}}
+{{- define "haptic.haproxy.imageValues" -}}
+{{- if eq .Values.haproxy.dataplane.mode "dataplaneapi" }}{{ toYaml .Values.haproxy.dataplane.image }}{{ else }}{{ toYaml .Values.haproxy.image }}{{ end -}}
+{{- end -}}
+
 {{- define "haptic.haproxy.image" -}}
-{{- printf "%s:%s" .Values.haproxy.image.repository .Values.haproxy.image.tag -}}
+{{- $i := include "haptic.haproxy.imageValues" . | fromYaml -}}
+{{- printf "%s:%s" $i.repository $i.tag -}}
+{{- end -}}
+
+{{- define "haptic.haproxy.pullPolicy" -}}
+{{- (include "haptic.haproxy.imageValues" . | fromYaml).pullPolicy -}}
 {{- end -}}
 
 {{/* The HAProxy pods' labels the config's podSelector matches (the release's own pods only). */}}

@@ -293,7 +293,6 @@ const isTls = (m: KubeObject): boolean => m['type'] === 'kubernetes.io/tls';
 /** The chart values that install the stack's topology (agent sidecar, its ports and timings). */
 function chartValues(t: Topology): Record<string, string | number | boolean> {
   return {
-    'haproxy.dataplane.mode': 'agent',
     'haproxy.replicaCount': t.haproxyReplicas,
     'controller.replicaCount': t.controllerReplicas,
     'haproxy.ports.http': t.httpPort,
