@@ -198,6 +198,31 @@ describe('the chart by default: HAProxy and the agent sidecar, two containers of
     }
   }, 180_000);
 
+  it('the agent is a sidecar: killed, HAProxy serves on with the same master; restarted, it attaches again and deploys', async () => {
+    const [p] = await stack.haproxyPods();
+    const { haproxy, agent } = await processes(p!);
+    process.kill(agent, 'SIGKILL');
+    // HAProxy does not depend on the agent's process.
+    expect((await through(p!)).service).toBe('blue');
+    await waitFor(
+      'the dataplane container restarted and ready again',
+      async () => {
+        const s = (await processes(p!)).statuses.find((c) => c.name === 'dataplane');
+        return s.restartCount >= 1 && s.ready === true && pidOf(s) !== agent ? true : undefined;
+      },
+      120_000,
+    );
+    expect((await processes(p!)).haproxy).toBe(haproxy);
+    expect((await showProc(p!)).master.pid).toBe(haproxy);
+    await stack.apply(
+      ingress([
+        { path: '/', service: 'blue' },
+        { path: '/after-restart', service: 'green' },
+      ]),
+    );
+    await servedByEveryPod('/after-restart', 'green');
+  }, 180_000);
+
   it('a credential rotation (helm upgrade with a new password) rolls the HAProxy pods; the controller pushes with the new password, the old one is refused', async () => {
     const before = new Set((await stack.haproxyPods()).map((p) => p.name));
     const out = await stack.helm.ok([
