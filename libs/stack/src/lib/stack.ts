@@ -39,8 +39,8 @@ export interface StackOptions {
   /**
    * How haptic is installed: `manifests` (default) applies the chart's topology written in
    * topology.ts; `chart` runs `helm install` of helm/haptic with the pinned helm (server-side
-   * apply), with the agent as the Dataplane sidecar and two controller replicas; the webhook is on,
-   * as by default.
+   * apply), with the chart's default data plane (HAProxy in its own container, the agent as its
+   * sidecar) and two controller replicas; the webhook is on, as by default.
    */
   readonly install?: 'manifests' | 'chart';
   /** More chart values for `install: 'chart'` (over the stack's own). */
