@@ -133,6 +133,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   log(
     `haproxy ${version.full} master pid ${haproxy.pid} (${haproxy.attached ? `attached on ${paths.masterSocket}` : haproxy.adopted ? 'adopted' : 'started'})`,
   );
+  if (haproxy.attached && haproxy.masterVersion !== version.full)
+    log(
+      `warning: the attached HAProxy runs ${haproxy.masterVersion}, this agent validates and picks its reload dialect with ${version.full} (${bin}): run the same version in both containers`,
+    );
   const haproxyLock = new Mutex();
   const historyFile = join(paths.runDir, 'reloads.json');
   const reloader: Reloader = new Reloader(

@@ -85,6 +85,7 @@ describe('HaproxyProcess attached to a master another container runs', () => {
       const p = fakeMaster('Success=1\n--\n', true);
       await p.startOrAdopt();
       expect([p.attached, p.adopted, p.pid]).toEqual([true, true, master.pid]);
+      expect(p.masterVersion).toBe('3.0.11');
       expect((await p.reload()).workerPid).toBe(101);
       await p.stop();
       await new Promise((r) => setTimeout(r, 200));

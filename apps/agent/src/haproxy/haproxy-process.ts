@@ -48,6 +48,7 @@ export class HaproxyProcess {
   readonly admin: RuntimeSocket;
   private masterPid = 0;
   private adoptedFlag = false;
+  private masterVersionText = '';
   private readonly timeoutMs: number;
 
   constructor(private readonly opts: HaproxyProcessOptions) {
@@ -64,6 +65,10 @@ export class HaproxyProcess {
   }
   get version(): HaproxyVersion {
     return this.opts.version;
+  }
+  /** The version the attached master reports in `show proc` ('' until attached). */
+  get masterVersion(): string {
+    return this.masterVersionText;
   }
   /** True when the master belongs to another container (attach mode). */
   get attached(): boolean {
@@ -107,6 +112,7 @@ export class HaproxyProcess {
       });
       if (table?.master && table.workers.length > 0) {
         this.masterPid = table.master.pid;
+        this.masterVersionText = table.master.version;
         this.adoptedFlag = true;
         return;
       }
