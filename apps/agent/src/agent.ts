@@ -38,6 +38,12 @@ export interface AgentOptions {
   readonly apiVersion?: '3.0' | '3.4';
   /** The configuration to start from when the config dir has no haproxy.cfg (default: a minimal one). */
   readonly bootstrapConfigFile?: string;
+  /**
+   * Attach mode: the master CLI socket of an HAProxy someone else runs (the pod's HAProxy
+   * container, started on this config dir with `-W -S <socket> -f haproxy.cfg -f run/agent.cfg`).
+   * The agent then never starts, restarts or stops HAProxy; it drives it through that socket.
+   */
+  readonly masterSocket?: string;
 }
 
 /** A running agent. */
@@ -78,6 +84,19 @@ const BOOTSTRAP = [
   '',
 ].join('\n');
 
+/**
+ * Lays out a config dir for an HAProxy started by someone else: haproxy.cfg (the bootstrap unless
+ * one is there) and the agent fragment, which that HAProxy must load after haproxy.cfg.
+ */
+export function prepareConfigDir(
+  configDir: string,
+  options: { masterSocket?: string; bootstrapConfigFile?: string } = {},
+): { configFile: string; fragmentFile: string } {
+  const paths = agentPaths(configDir, options.masterSocket);
+  prepareDir(paths, options.bootstrapConfigFile);
+  return { configFile: paths.configFile, fragmentFile: paths.fragmentFile };
+}
+
 function prepareDir(paths: ReturnType<typeof agentPaths>, bootstrapFile?: string): void {
   for (const d of [paths.dir, paths.mapsDir, paths.sslDir, paths.generalDir, paths.runDir]) {
     mkdirSync(d, { recursive: true });
@@ -93,7 +112,7 @@ function prepareDir(paths: ReturnType<typeof agentPaths>, bootstrapFile?: string
 /** Starts (or adopts) HAProxy in `configDir` and serves the Dataplane API subset. */
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const log = options.log ?? (() => {});
-  const paths = agentPaths(options.configDir);
+  const paths = agentPaths(options.configDir, options.masterSocket);
   const bin = resolveHaproxyBin(options.haproxyBin);
   const credentials = new Credentials(options.credentials);
   const version = await detectHaproxyVersion(bin);
@@ -104,6 +123,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     paths,
     version,
     podIp: options.podIp ?? address,
+    attach: options.masterSocket !== undefined,
     onRuntimeMessage: (m) => {
       const line = runtimeLogLine(m);
       if (line !== undefined) log(line);
@@ -111,8 +131,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   });
   await haproxy.startOrAdopt();
   log(
-    `haproxy ${version.full} master pid ${haproxy.pid} (${haproxy.adopted ? 'adopted' : 'started'})`,
+    `haproxy ${version.full} master pid ${haproxy.pid} (${haproxy.attached ? `attached on ${paths.masterSocket}` : haproxy.adopted ? 'adopted' : 'started'})`,
   );
+  if (haproxy.attached && haproxy.masterVersion !== version.full)
+    log(
+      `warning: the attached HAProxy runs ${haproxy.masterVersion}, this agent validates and picks its reload dialect with ${version.full} (${bin}): run the same version in both containers`,
+    );
   const haproxyLock = new Mutex();
   const historyFile = join(paths.runDir, 'reloads.json');
   const reloader: Reloader = new Reloader(
@@ -190,6 +214,7 @@ function startWatchdog(
   log: (line: string) => void,
 ): { stop(): void } {
   let stopped = false;
+  if (haproxy.attached) return watchAttached(haproxy, lock, everyMs, log);
   const timer = setInterval(() => {
     void lock.run(async () => {
       if (stopped || haproxy.masterAlive()) return;
@@ -199,6 +224,41 @@ function startWatchdog(
         (e: unknown) =>
           log(`haproxy restart failed: ${e instanceof Error ? e.message : String(e)}`),
       );
+    });
+  }, everyMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * Attach mode: the HAProxy container is restarted by the kubelet, not by the agent (it starts
+ * again on the last haproxy.cfg of the shared volume); the agent says when it loses and finds
+ * the master again.
+ */
+function watchAttached(
+  haproxy: HaproxyProcess,
+  lock: Mutex,
+  everyMs: number,
+  log: (line: string) => void,
+): { stop(): void } {
+  let stopped = false;
+  let up = true;
+  const timer = setInterval(() => {
+    void lock.run(async () => {
+      if (stopped) return;
+      const now = await haproxy.refreshAttached();
+      if (now !== up)
+        log(
+          now
+            ? `haproxy master answers again, pid ${haproxy.pid}`
+            : `haproxy master on ${haproxy.master.path} does not answer: waiting for its container`,
+        );
+      up = now;
     });
   }, everyMs);
   timer.unref();

@@ -1,5 +1,6 @@
 export { ApiError, AgentCredentialsError, HaproxyProcessError } from './agent.errors.js';
 export {
+  prepareConfigDir,
   resolveHaproxyBin,
   runtimeLogLine,
   startAgent,

@@ -103,8 +103,19 @@ cluster holds it (nothing to read under `helm template`: a constant then).
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* The image of the HAProxy pods' HAProxy: haproxy.image, or in dataplaneapi mode the one
+     image that holds both HAProxy and the real Dataplane API. */}}
+{{- define "haptic.haproxy.imageValues" -}}
+{{- if eq .Values.haproxy.dataplane.mode "dataplaneapi" }}{{ toYaml .Values.haproxy.dataplane.image }}{{ else }}{{ toYaml .Values.haproxy.image }}{{ end -}}
+{{- end -}}
+
 {{- define "haptic.haproxy.image" -}}
-{{- printf "%s:%s" .Values.haproxy.image.repository .Values.haproxy.image.tag -}}
+{{- $i := include "haptic.haproxy.imageValues" . | fromYaml -}}
+{{- printf "%s:%s" $i.repository $i.tag -}}
+{{- end -}}
+
+{{- define "haptic.haproxy.pullPolicy" -}}
+{{- (include "haptic.haproxy.imageValues" . | fromYaml).pullPolicy -}}
 {{- end -}}
 
 {{/* The HAProxy pods' labels the config's podSelector matches (the release's own pods only). */}}
@@ -142,11 +153,12 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- if and .Values.webhook.enabled (hasKey $spec.watchedResources "ingresses") }}{{ $_ := set (index $spec.watchedResources "ingresses") "enableValidationWebhook" true }}{{ end -}}
 {{- $_ := set $spec "logging" (dict "level" .Values.controller.logLevel) -}}
 {{- /* With the agent, storage paths are relative to HAProxy's working directory, the shared
-       /etc/haproxy (the agent runs HAProxy there): the same rendered config holds in the pod, in
+       /etc/haproxy (the haproxy container's workingDir): the same rendered config holds in the pod, in
        the controller's `haproxy -c` tree and on a test-bed node. The real sidecar keeps the
        default absolute /etc/haproxy/... paths its dataplaneapi.yaml names. */ -}}
 {{- $dirs := dict -}}
-{{- if eq .Values.haproxy.dataplane.mode "agent" }}{{ $dirs = dict "mapsDir" "maps" "sslCertsDir" "ssl" "generalStorageDir" "general" }}{{ end -}}
+{{- $relative := eq .Values.haproxy.dataplane.mode "agent" -}}
+{{- if $relative }}{{ $dirs = dict "mapsDir" "maps" "sslCertsDir" "ssl" "generalStorageDir" "general" }}{{ end -}}
 {{- $_ := set $spec "dataplane" (merge (dict "port" (int .Values.haproxy.ports.dataplane) "scheme" "http") $dirs $cfg.dataplane) -}}
 {{- $libExtra := deepCopy (default dict (dig "templatingSettings" "extraContext" dict $spec)) -}}
 {{- $extra := deepCopy $libExtra -}}
@@ -174,7 +186,11 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- if $cfg.validationTests -}}
 {{- $tests := dict -}}
 {{- range $path, $_ := $.Files.Glob (printf "%s/tests/*.yaml" $lib) -}}
-{{- range $name, $test := ($.Files.Get $path | fromYaml) -}}
+{{- /* The tests name the library's default storage paths (/etc/haproxy/maps/...); with the
+       relative ones of agent mode (above) they name maps/..., as the rendered files do. */ -}}
+{{- $text := $.Files.Get $path -}}
+{{- if $relative }}{{ $text = replace "/etc/haproxy/" "" $text }}{{ end -}}
+{{- range $name, $test := ($text | fromYaml) -}}
 {{- if hasKey $tests $name }}{{ fail (printf "validation test %s is defined twice (%s)" $name $path) }}{{ end -}}
 {{- /* The library's tests are written against its own defaults for what the chart sets. */ -}}
 {{- $pinned := dict -}}

@@ -1,6 +1,10 @@
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- rendered manifests are untyped YAML; the assertions check their shape */
 import { describe, expect, it } from 'vitest';
+import { agentPaths } from '../../../apps/agent/src/haproxy/haproxy-paths.js';
 import { find, template, type Manifest } from './helm.js';
+
+/** The agent's layout in the pod: its config dir, attached to the master socket on the shared volume. */
+const paths = agentPaths('/etc/haproxy', '/var/run/haproxy/master.sock');
 
 const container = (d: Manifest, name: string) =>
   (d.spec.template.spec.containers as Manifest[]).find((c) => c.name === name)!;
@@ -12,15 +16,31 @@ const matches = (selector: Record<string, string>, labels: Record<string, string
   Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 describe('the HAProxy pods of the chart', () => {
-  it('runs HAProxy and the real Dataplane API sidecar by default', () => {
+  it("runs HAProxy (haptic's HAProxy image, the version the tests run) and haptic's agent attached to it by default", () => {
     const ms = template();
     const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
     expect(d.spec.replicas).toBe(2);
     const haproxy = container(d, 'haproxy');
-    const dataplane = container(d, 'dataplane');
-    expect(haproxy.image).toBe('haproxytech/haproxy-debian:3.2');
-    expect(haproxy.command.slice(0, 3)).toEqual(['haproxy', '-W', '-db']);
-    expect(dataplane.command).toEqual(['dataplaneapi']);
+    const agent = container(d, 'dataplane');
+    expect(haproxy.image).toBe('ghcr.io/haproxy-haptic/haproxy:3.0.11');
+    // The image's entrypoint (tini -- haproxy) runs HAProxy in master-worker mode, its master
+    // socket on the volume shared with the agent, the agent's fragment after haproxy.cfg.
+    expect(haproxy.command).toBeUndefined();
+    expect(haproxy.args).toEqual([
+      '-W',
+      '-db',
+      '-S',
+      '/var/run/haproxy/master.sock,mode,600',
+      '-f',
+      '/etc/haproxy/haproxy.cfg',
+      '-f',
+      paths.fragmentFile,
+    ]);
+    expect(haproxy.workingDir).toBe('/etc/haproxy');
+    expect(agent.image).toBe('ghcr.io/haproxy-haptic/haptic:0.1.0');
+    expect(agent.args).toContain(`--master-socket=${paths.masterSocket}`);
+    for (const c of [haproxy, agent])
+      expect(c.volumeMounts).toContainEqual({ name: 'haproxy-run', mountPath: '/var/run/haproxy' });
     expect(haproxy.resources).toEqual({
       requests: { cpu: '50m', memory: '256Mi' },
       limits: { memory: '256Mi' },
@@ -29,28 +49,58 @@ describe('the HAProxy pods of the chart', () => {
       drop: ['ALL'],
       add: ['NET_BIND_SERVICE'],
     });
+    // Only HAProxy binds ports below 1024.
+    expect(agent.securityContext.capabilities).toEqual({ drop: ['ALL'] });
     expect(d.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+    expect(find(ms, 'ConfigMap', 'edge-haptic-haproxy').data['dataplaneapi.yaml']).toBeUndefined();
+  });
+
+  it('runs the real Dataplane API sidecar in dataplaneapi mode, both containers from its image', () => {
+    const ms = template({ 'haproxy.dataplane.mode': 'dataplaneapi' });
+    const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
+    const haproxy = container(d, 'haproxy');
+    const dataplane = container(d, 'dataplane');
+    expect([haproxy.image, dataplane.image]).toEqual([
+      'haproxytech/haproxy-debian:3.2',
+      'haproxytech/haproxy-debian:3.2',
+    ]);
+    expect(haproxy.command.slice(0, 3)).toEqual(['haproxy', '-W', '-db']);
+    expect(dataplane.command).toEqual(['dataplaneapi']);
     // The sidecar's settings: the explicit reload delay, reloads through the master socket.
     const cm = find(ms, 'ConfigMap', 'edge-haptic-haproxy');
     expect(cm.data['dataplaneapi.yaml']).toMatch(/reload_delay: 1\n/);
     expect(cm.data['dataplaneapi.yaml']).toContain('master_runtime: /var/run/haproxy/master.sock');
     expect(haproxy.command).toContain('/var/run/haproxy/master.sock,mode,600');
+    const [init] = d.spec.template.spec.initContainers as Manifest[];
+    expect(init!.command).toEqual(['/bin/sh', '/etc/haptic/haproxy/bootstrap.sh']);
+    expect(init!.image).toBe('haproxytech/haproxy-debian:3.2');
   });
 
   it('seeds the shared /etc/haproxy with a bootstrap config that serves only :8404 and is not ready', () => {
     const ms = template();
     const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
     const [init] = d.spec.template.spec.initContainers as Manifest[];
-    expect(init!.command).toEqual(['/bin/sh', '/etc/haptic/haproxy/bootstrap.sh']);
+    // haptic agent --prepare writes haproxy.cfg and the agent fragment before HAProxy starts.
+    expect(init!.name).toBe('prepare');
+    expect(init!.image).toBe('ghcr.io/haproxy-haptic/haptic:0.1.0');
+    expect(init!.args).toEqual([
+      'agent',
+      '--prepare',
+      '--config-dir=/etc/haproxy',
+      `--master-socket=${paths.masterSocket}`,
+      '--bootstrap-config=/etc/haptic/haproxy/haproxy.cfg',
+    ]);
     for (const c of [init!, container(d, 'haproxy'), container(d, 'dataplane')])
       expect(c.volumeMounts).toContainEqual({ name: 'haproxy-config', mountPath: '/etc/haproxy' });
     expect(d.spec.template.spec.volumes.find((v: Manifest) => v.name === 'haproxy-config')).toEqual(
       { name: 'haproxy-config', emptyDir: {} },
     );
-    const cfg = find(ms, 'ConfigMap', 'edge-haptic-haproxy').data['haproxy.cfg'] as string;
+    const cm = find(ms, 'ConfigMap', 'edge-haptic-haproxy');
+    const cfg = cm.data['haproxy.cfg'] as string;
     expect(cfg.match(/^\s*bind .*$/gm)).toEqual(['  bind "${POD_IP}:8404"']);
     expect(cfg).toContain('if { path /healthz }');
     expect(cfg).not.toContain('/ready');
+    expect(cm.data['bootstrap.sh']).toBeUndefined();
   });
 
   it('makes HAProxy ready only on /ready, the Dataplane container as soon as its API answers', () => {
@@ -103,33 +153,29 @@ describe('the HAProxy pods of the chart', () => {
     expect(lb.spec.ports[0].nodePort).toBe(30080);
   });
 
-  it('runs haptic agent in agent mode with no reload delay (whatever the sidecar is given) and the password as a file', () => {
-    const ms = template({
-      'haproxy.dataplane.mode': 'agent',
-      'haproxy.dataplane.reloadDelaySeconds': 2,
-    });
+  it('runs haptic agent with no reload delay (whatever the sidecar is given) and the password as a file', () => {
+    const ms = template({ 'haproxy.dataplane.reloadDelaySeconds': 2 });
     const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
     const agent = container(d, 'dataplane');
-    expect(agent.image).toBe('ghcr.io/haproxy-haptic/haptic:0.1.0');
-    expect(agent.args).toEqual(
-      expect.arrayContaining([
-        'agent',
-        '--config-dir=/etc/haproxy',
-        '--reload-delay=0', // synchronous through the master socket (issue 37)
-        '--password-file=/var/run/haptic/credentials/dataplane_password',
-        // The agent seeds the shared folder itself: no init container (no shell in the image).
-        '--bootstrap-config=/etc/haptic/haproxy/haproxy.cfg',
-      ]),
-    );
-    expect(d.spec.template.spec.initContainers).toBeUndefined();
-    // The agent runs HAProxy in /etc/haproxy: the config names storage relative to it.
+    expect(agent.args).toEqual([
+      'agent',
+      '--config-dir=/etc/haproxy',
+      `--master-socket=${paths.masterSocket}`,
+      '--port=5555',
+      '--address=0.0.0.0',
+      '--username=$(DATAPLANE_USERNAME)',
+      '--password-file=/var/run/haptic/credentials/dataplane_password',
+      '--reload-delay=0', // synchronous through the master socket (issue 37)
+    ]);
+    // HAProxy runs in /etc/haproxy: the config names storage relative to it.
     const dataplane = find(ms, 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane;
     expect([dataplane.mapsDir, dataplane.sslCertsDir, dataplane.generalStorageDir]).toEqual([
       'maps',
       'ssl',
       'general',
     ]);
-    expect(find(template(), 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane.mapsDir).toBe(
+    const real = template({ 'haproxy.dataplane.mode': 'dataplaneapi' });
+    expect(find(real, 'HAProxyTemplateConfig', 'edge-haptic').spec.dataplane.mapsDir).toBe(
       undefined,
     );
     expect(agent.volumeMounts).toContainEqual({
@@ -137,7 +183,6 @@ describe('the HAProxy pods of the chart', () => {
       mountPath: '/var/run/haptic/credentials',
       readOnly: true,
     });
-    expect(find(ms, 'ConfigMap', 'edge-haptic-haproxy').data['dataplaneapi.yaml']).toBeUndefined();
   });
 
   it('limits traffic with NetworkPolicies: controller to 5555, API server to 9443, Prometheus to 9090 and 8404', () => {

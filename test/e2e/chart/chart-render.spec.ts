@@ -10,8 +10,8 @@ const VALUE_SETS: Record<string, Record<string, string | number | boolean>> = {
   'test-bed': {
     'haproxy.ports.http': 8080,
     'haproxy.ports.https': 8443,
-    'haproxy.dataplane.mode': 'agent',
   },
+  'the real Dataplane API': { 'haproxy.dataplane.mode': 'dataplaneapi' },
   'webhook off': { 'webhook.enabled': false },
   'load balancer, cert-manager, monitoring': {
     'haproxy.service.type': 'LoadBalancer',

@@ -85,8 +85,6 @@ describe('values.schema.json', () => {
       'haproxy.ports.http=8080',
       '--set',
       'haproxy.ports.https=8443',
-      '--set',
-      'haproxy.dataplane.mode=agent',
       // helm template has no cluster to keep a generated password in: one is named.
       '--set',
       'credentials.password=test-bed',

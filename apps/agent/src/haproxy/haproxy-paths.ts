@@ -17,8 +17,12 @@ export interface AgentPaths {
   readonly transactionsDir: string;
 }
 
-/** Lays the agent's files out under `dir` (made absolute: socket paths must be). */
-export function agentPaths(dir: string): AgentPaths {
+/**
+ * Lays the agent's files out under `dir` (made absolute: socket paths must be). `masterSocket`
+ * names the master CLI of an HAProxy the agent attaches to (another container's, on a shared
+ * volume) instead of `run/master.sock`.
+ */
+export function agentPaths(dir: string, masterSocket?: string): AgentPaths {
   const abs = resolve(dir);
   const run = join(abs, 'run');
   return {
@@ -29,7 +33,7 @@ export function agentPaths(dir: string): AgentPaths {
     generalDir: join(abs, 'general'),
     runDir: run,
     fragmentFile: join(run, 'agent.cfg'),
-    masterSocket: join(run, 'master.sock'),
+    masterSocket: masterSocket === undefined ? join(run, 'master.sock') : resolve(masterSocket),
     adminSocket: join(run, 'admin.sock'),
     pidFile: join(run, 'haproxy.pid'),
     logFile: join(run, 'haproxy.log'),

@@ -17,6 +17,11 @@ export interface HaproxyProcessOptions {
   readonly timeoutMs?: number;
   /** Told every message sent to the master or admin socket (as sent: escaped). */
   readonly onRuntimeMessage?: (message: string) => void;
+  /**
+   * Attach to a master started by someone else (the HAProxy container of the pod) instead of
+   * starting one: never spawn, signal or stop it; wait up to `timeoutMs` for it to answer.
+   */
+  readonly attach?: boolean;
 }
 
 /** The result of one reload: whether a new worker took over, and what HAProxy said. */
@@ -34,13 +39,16 @@ export interface CheckResult {
 /**
  * One HAProxy master-worker process run from the agent's config directory. It is started
  * detached (its own session, output appended to run/haproxy.log) so that it outlives an agent
- * crash; a restarted agent adopts it through the pid file and the master socket.
+ * crash; a restarted agent adopts it through the pid file and the master socket. In attach mode
+ * the master belongs to another container: the agent only talks to its sockets (PIDs are those
+ * of HAProxy's own PID namespace, so nothing here signals them).
  */
 export class HaproxyProcess {
   readonly master: RuntimeSocket;
   readonly admin: RuntimeSocket;
   private masterPid = 0;
   private adoptedFlag = false;
+  private masterVersionText = '';
   private readonly timeoutMs: number;
 
   constructor(private readonly opts: HaproxyProcessOptions) {
@@ -57,6 +65,14 @@ export class HaproxyProcess {
   }
   get version(): HaproxyVersion {
     return this.opts.version;
+  }
+  /** The version the attached master reports in `show proc` ('' until attached). */
+  get masterVersion(): string {
+    return this.masterVersionText;
+  }
+  /** True when the master belongs to another container (attach mode). */
+  get attached(): boolean {
+    return this.opts.attach === true;
   }
 
   private env(): NodeJS.ProcessEnv {
@@ -78,10 +94,44 @@ export class HaproxyProcess {
     });
   }
 
-  /** Adopts a running master of this config dir, or starts a new one. */
+  /** Adopts a running master of this config dir, or starts a new one (attach mode: waits for it). */
   async startOrAdopt(): Promise<void> {
+    if (this.attached) return this.attachToMaster();
     if (await this.tryAdopt()) return;
     await this.start();
+  }
+
+  /** Waits until the master socket answers with a current worker, bounded by `timeoutMs`. */
+  private async attachToMaster(): Promise<void> {
+    const deadline = Date.now() + this.timeoutMs;
+    let last = 'no answer';
+    while (Date.now() < deadline) {
+      const table = await this.showProc().catch((e: unknown) => {
+        last = e instanceof Error ? e.message : String(e);
+        return undefined;
+      });
+      if (table?.master && table.workers.length > 0) {
+        this.masterPid = table.master.pid;
+        this.masterVersionText = table.master.version;
+        this.adoptedFlag = true;
+        return;
+      }
+      await sleep(100);
+    }
+    throw new HaproxyProcessError(
+      `no HAProxy master with a worker answered on ${this.opts.paths.masterSocket} within ${this.timeoutMs} ms (${last}): is HAProxy started with -W -S on that socket, on the shared volume?`,
+    );
+  }
+
+  /**
+   * Attach mode: asks the master whether it still runs and notes its PID (a restarted HAProxy
+   * container has a new master); false while it does not answer.
+   */
+  async refreshAttached(): Promise<boolean> {
+    const table = await this.showProc().catch(() => undefined);
+    if (!table?.master || table.workers.length === 0) return false;
+    this.masterPid = table.master.pid;
+    return true;
   }
 
   private async tryAdopt(): Promise<boolean> {
@@ -206,9 +256,9 @@ export class HaproxyProcess {
     return worker ? { ok, response, workerPid: worker.pid } : { ok, response };
   }
 
-  /** Stops the master (and with it every worker). */
+  /** Stops the master (and with it every worker); an attached master is left to its container. */
   async stop(): Promise<void> {
-    if (this.masterPid > 0) await this.killAndWait(this.masterPid);
+    if (this.masterPid > 0 && !this.attached) await this.killAndWait(this.masterPid);
     this.masterPid = 0;
   }
 

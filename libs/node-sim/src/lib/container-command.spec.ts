@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { planLaunch, playsAgent, type LaunchContext } from './container-command.js';
+import {
+  agentSpawnsHaproxy,
+  haproxyArgs,
+  planLaunch,
+  playsAgent,
+  type LaunchContext,
+} from './container-command.js';
 import { DEFAULT_IMAGE_TABLE, ruleFor } from './image-table.js';
 
 const ctx: LaunchContext = {
   podIP: '127.0.10.5',
   podDir: '/pods/p',
   env: { DATAPLANE_USERNAME: 'admin', DATAPLANE_PASSWORD: 'pw', LEVEL: 'debug' },
-  mapPath: (p) => (p.startsWith('/etc/haproxy') ? p.replace('/etc/haproxy', '/pods/p/v/cfg') : p),
+  mapPath: (p) =>
+    p.startsWith('/etc/haproxy')
+      ? p.replace('/etc/haproxy', '/pods/p/v/cfg')
+      : p.startsWith('/var/run/haproxy')
+        ? p.replace('/var/run/haproxy', '/pods/p/v/run')
+        : p,
+  haproxyBin: '/opt/haproxy3/bin/haproxy',
 };
 const plan = (container: Parameters<typeof planLaunch>[0], extra: Partial<LaunchContext> = {}) =>
   planLaunch(container, ruleFor(container, DEFAULT_IMAGE_TABLE)!, { ...ctx, ...extra });
@@ -101,5 +113,41 @@ describe('launch plans', () => {
     });
     const controller = { name: 'c', image: 'haproxy-haptic/haptic:0.1.0', args: ['run'] };
     expect(playsAgent(controller, ruleFor(controller, DEFAULT_IMAGE_TABLE))).toBe(false);
+  });
+
+  it('runs an HAProxy container beside an attached agent as HAProxy itself: mapped args, working dir in the volume', () => {
+    const haproxy = {
+      name: 'haproxy',
+      image: 'ghcr.io/haproxy-haptic/haproxy:3.0.11',
+      args: ['-W', '-db', '-S', '/var/run/haproxy/master.sock,mode,600', '-f', 'haproxy.cfg'],
+      workingDir: '/etc/haproxy',
+    };
+    expect(plan(haproxy)).toEqual({
+      runner: 'haproxy',
+      command: '/opt/haproxy3/bin/haproxy',
+      args: ['-W', '-db', '-S', '/pods/p/v/run/master.sock,mode,600', '-f', 'haproxy.cfg'],
+      files: {},
+      cwd: '/pods/p/v/cfg',
+    });
+    // A working dir of the image itself (no volume there) has no folder here: the pod's stands in.
+    expect(plan({ ...haproxy, workingDir: '/usr/local/etc/haproxy' }).cwd).toBe('/pods/p');
+    const agent = {
+      name: 'agent',
+      image: 'ghcr.io/haproxy-haptic/haptic:1',
+      args: ['agent', '--config-dir=/etc/haproxy', '--master-socket=/var/run/haproxy/master.sock'],
+    };
+    expect(agentSpawnsHaproxy(agent, ruleFor(agent, DEFAULT_IMAGE_TABLE))).toBe(false);
+    const spawning = { ...agent, args: ['agent', '--config-dir=/etc/haproxy'] };
+    expect(agentSpawnsHaproxy(spawning, ruleFor(spawning, DEFAULT_IMAGE_TABLE))).toBe(true);
+  });
+
+  it('reads HAProxy args from the container command as an HAProxy image runs it', () => {
+    expect(haproxyArgs({ command: ['haproxy'], args: ['-f', 'x'] })).toEqual(['-f', 'x']);
+    expect(haproxyArgs({ command: ['/usr/sbin/haproxy', '-W'] })).toEqual(['-W']);
+    expect(haproxyArgs({ command: ['/usr/bin/tini', '--', 'haproxy', '-db'] })).toEqual(['-db']);
+    expect(haproxyArgs({ args: ['-W', '-db'] })).toEqual(['-W', '-db']);
+    expect(haproxyArgs({ command: ['sleep', 'infinity'] })).toBeUndefined();
+    expect(haproxyArgs({ command: ['/bin/sh', '-c', 'haproxy'] })).toBeUndefined();
+    expect(haproxyArgs({})).toBeUndefined();
   });
 });

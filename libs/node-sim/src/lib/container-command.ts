@@ -7,8 +7,12 @@ import type { PathMapper } from './pod-volumes.js';
 /** How one container is played: the `haptic` arguments to run, or no process of its own. */
 export interface LaunchPlan {
   readonly runner: ImageRule['runner'];
-  /** Arguments after `haptic`; empty when `coveredBy` is set. */
+  /** Arguments after `haptic` (after `command` when set); empty when `coveredBy` is set. */
   readonly args: readonly string[];
+  /** An executable to run instead of `haptic` (the HAProxy binary for an HAProxy container). */
+  readonly command?: string;
+  /** The working folder (the container's `workingDir` when it lies in a volume). */
+  readonly cwd?: string;
   /** Files to write before the start (absolute path → content), e.g. a password file. */
   readonly files: Readonly<Record<string, string>>;
   /** The sibling container whose process plays this one (an HAProxy container run by the agent). */
@@ -21,8 +25,10 @@ export interface LaunchContext {
   readonly podDir: string;
   readonly env: Readonly<Record<string, string>>;
   readonly mapPath: PathMapper;
-  /** Name of a container in the same pod that plays the Dataplane sidecar, if any. */
+  /** Name of a container in the same pod that plays the Dataplane sidecar and starts HAProxy itself. */
   readonly agentContainer?: string;
+  /** The HAProxy binary an HAProxy container's `haproxy` command runs. */
+  readonly haproxyBin: string;
 }
 
 /** Default Dataplane API port of the sidecar. */
@@ -76,6 +82,58 @@ export function playsAgent(container: V1Container, rule: ImageRule | undefined):
   return rule?.runner === 'agent' || (rule?.runner === 'run' && subcommand(container) === 'agent');
 }
 
+/**
+ * True when the container plays an agent that starts HAProxy itself: not an agent attached to
+ * its pod's HAProxy container (`haptic agent --master-socket`), nor `haptic agent --prepare`.
+ */
+export function agentSpawnsHaproxy(container: V1Container, rule: ImageRule | undefined): boolean {
+  if (!playsAgent(container, rule)) return false;
+  const words = [...(container.command ?? []), ...(container.args ?? [])];
+  return !words.some((w) => /^--(master-socket|prepare)(=|$)/.test(w));
+}
+
+/**
+ * The arguments of HAProxy when the container runs it: its command is `haproxy` (a path or not,
+ * possibly behind `tini --`), or it has no command and its args are flags. With no command the
+ * image's entrypoint runs; the HAProxy images' entrypoints (the official image's
+ * docker-entrypoint.sh, haproxytech's, haptic's `tini -- haproxy`) all run `haproxy <args>` when
+ * the first arg is a flag. Undefined for anything else (a shell script, `sleep`...).
+ */
+export function haproxyArgs(
+  container: Pick<V1Container, 'command' | 'args'>,
+): string[] | undefined {
+  const words = [...(container.command ?? []), ...(container.args ?? [])];
+  if (container.command === undefined || container.command.length === 0)
+    return words[0]?.startsWith('-') === true ? words : undefined;
+  let rest = words;
+  if (/(^|\/)tini$/.test(rest[0] ?? '')) {
+    rest = rest.slice(1);
+    if (rest[0] === '--') rest = rest.slice(1);
+  }
+  return /(^|\/)haproxy$/.test(rest[0] ?? '') ? rest.slice(1) : undefined;
+}
+
+/**
+ * An HAProxy container run as HAProxy itself: the test's HAProxy binary with the container's
+ * arguments (variables expanded, paths in volumes mapped into the pod folder) in its working
+ * folder. Where this stops being Kubernetes: the image's own files (`/usr/local/etc/haproxy`) do
+ * not exist here, so a path outside every volume is passed as it is; and the process runs as the
+ * test's user, not the pod's `runAsUser`.
+ */
+function haproxyPlan(container: V1Container, args: string[], ctx: LaunchContext): LaunchPlan {
+  const mapped = args.map((w) => mapArg(expandVars(w, ctx.env), ctx.mapPath));
+  const dir = container.workingDir;
+  const cwd = dir === undefined ? ctx.podDir : ctx.mapPath(dir);
+  return {
+    runner: 'haproxy',
+    command: ctx.haproxyBin,
+    args: mapped,
+    files: {},
+    // A workingDir outside every volume is a folder of the image: the pod folder stands in.
+    cwd: cwd === dir ? ctx.podDir : cwd,
+  };
+}
+
 function agentArgs(
   container: V1Container,
   ctx: LaunchContext,
@@ -104,7 +162,8 @@ function agentArgs(
  * (`run` when they are empty or start with a flag); agent → the container's args when they already
  * are `agent ...`, otherwise `agent --address --port --config-dir` built from the pod (the shared
  * `/etc/haproxy` mount, the `dataplane` port, DATAPLANE_USERNAME/DATAPLANE_PASSWORD); haproxy →
- * nothing when a sibling agent runs HAProxy, otherwise an agent of its own.
+ * nothing when a sibling agent starts HAProxy itself, else HAProxy itself when the container's
+ * command runs `haproxy` (see {@link haproxyArgs}), otherwise an agent of its own.
  */
 export function planLaunch(
   container: V1Container,
@@ -140,9 +199,12 @@ export function planLaunch(
         return { runner: 'agent', args: withAddress(own, ctx.podIP), files: {} };
       return { runner: 'agent', ...agentArgs(container, ctx) };
     }
-    case 'haproxy':
+    case 'haproxy': {
       if (ctx.agentContainer !== undefined)
         return { runner: 'haproxy', args: [], files: {}, coveredBy: ctx.agentContainer };
+      const own = haproxyArgs(container);
+      if (own !== undefined) return haproxyPlan(container, own, ctx);
       return { runner: 'haproxy', ...agentArgs({ ...container, ports: [] }, ctx) };
+    }
   }
 }

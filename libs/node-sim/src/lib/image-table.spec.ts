@@ -31,6 +31,9 @@ describe('image table', () => {
     );
     expect(runnerOf('haproxytech/haproxy-debian:3.0')).toBe('haproxy');
     expect(runnerOf('haproxy:2.6')).toBe('haproxy');
+    // haptic's HAProxy image, as `npm run image` names it and the release workflow pushes it.
+    expect(runnerOf('ghcr.io/haproxy-haptic/haproxy:3.0.11')).toBe('haproxy');
+    expect(runnerOf('localhost/haproxy-haptic/haproxy:3.0.11')).toBe('haproxy');
   });
 
   it('has no runner for other images', () => {

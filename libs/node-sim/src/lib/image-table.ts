@@ -4,8 +4,10 @@ import type { V1Container } from '@kubernetes/client-node';
  * What a container becomes on this machine:
  * - `run`: the haptic controller (`haptic run ...`);
  * - `agent`: the Dataplane API sidecar, played by `haptic agent` (which starts HAProxy itself);
- * - `haproxy`: an HAProxy container; played by the pod's agent when the pod has one (no process of
- *   its own, its probes still run against the pod address), otherwise by `haptic agent`;
+ * - `haproxy`: an HAProxy container; played by the pod's agent when that agent starts HAProxy
+ *   itself (no process of its own, its probes still run against the pod address); HAProxy itself
+ *   when its command runs `haproxy` (beside an agent attached with `--master-socket`, or alone);
+ *   otherwise by `haptic agent`;
  * - `echo`: an echo backend (`haptic echo`).
  */
 export type Runner = 'run' | 'agent' | 'haproxy' | 'echo';
@@ -41,6 +43,8 @@ export const DEFAULT_IMAGE_TABLE: readonly ImageRule[] = [
   { image: 'haproxytech/haproxy-*', runner: 'haproxy' },
   { image: 'haproxytech/haproxy', runner: 'haproxy' },
   { image: 'haproxy', runner: 'haproxy' },
+  // haptic's HAProxy image (Dockerfile.haproxy): `<registry>/haproxy-haptic/haproxy`.
+  { image: 'haproxy-haptic/haproxy', runner: 'haproxy' },
   // Echo backends of the Gateway API and Ingress conformance suites.
   { image: 'gateway-api/conformance/echo-basic', runner: 'echo', profile: 'echo-basic' },
   { image: '**/echo-basic', runner: 'echo', profile: 'echo-basic' },

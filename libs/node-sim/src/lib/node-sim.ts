@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
+import { resolveHaproxyBinary } from '#haproxy-bin';
 import { AddressPool } from './address-pool.js';
 import { ClusterWatch } from './cluster.js';
 import type { BackoffPolicy } from './container-runtime.js';
@@ -34,6 +35,8 @@ export interface NodeSimOptions {
   readonly rootDir?: string;
   /** The `haptic` command (default: this Node binary and haptic's bin/haptic.js). */
   readonly hapticCommand?: readonly string[];
+  /** The HAProxy binary HAProxy containers run (default: haptic's one switch, #haproxy-bin). */
+  readonly haproxyBin?: string;
   /** Rules tried before the default image table. */
   readonly extraImageRules?: readonly ImageRule[];
   /** Container restart back-off (default 1 s doubling to 30 s, reset after 60 s of running). */
@@ -65,6 +68,19 @@ export function defaultHapticCommand(): string[] {
     if (existsSync(path)) return [process.execPath, path];
   }
   throw new NodeSimConfigError('bin/haptic.js not found; pass hapticCommand');
+}
+
+/**
+ * The HAProxy binary for HAProxy containers; with none on this machine, the bare name `haproxy`,
+ * so that node-sim still runs every other pod and such a container fails on its own (as a
+ * container whose image lacks the binary would).
+ */
+function haproxyBinOrName(flag: string | undefined): string {
+  try {
+    return resolveHaproxyBinary(flag);
+  } catch {
+    return 'haproxy';
+  }
 }
 
 /**
@@ -126,6 +142,7 @@ export class NodeSim {
         hostIP: nodeIP,
         nodeName,
         hapticCommand: options.hapticCommand ?? defaultHapticCommand(),
+        haproxyBin: haproxyBinOrName(options.haproxyBin),
         imageTable: [...(options.extraImageRules ?? []), ...DEFAULT_IMAGE_TABLE],
         lookup: {
           secret: (ns, name) => watch.secrets.get(name, ns),

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { V1Container, V1Pod, V1PodCondition, V1PodStatus } from '@kubernetes/client-node';
-import { planLaunch, playsAgent, type LaunchPlan } from './container-command.js';
+import { agentSpawnsHaproxy, planLaunch, type LaunchPlan } from './container-command.js';
 import { ContainerRuntime, type BackoffPolicy } from './container-runtime.js';
 import type { ProcessSpec } from './process-group.js';
 
@@ -23,6 +23,8 @@ export interface PodRuntimeDeps {
   readonly podDir: string;
   /** The `haptic` command: executable and leading arguments (node and bin/haptic.js). */
   readonly hapticCommand: readonly string[];
+  /** The HAProxy binary an HAProxy container's `haproxy` command runs. */
+  readonly haproxyBin: string;
   readonly imageTable: readonly ImageRule[];
   readonly lookup: ObjectLookup;
   /** The kubeconfig a pod gets in place of its in-cluster service account (YAML). */
@@ -176,10 +178,18 @@ export class PodRuntime {
         c.setWaiting('ContainerCreating', `MountVolume failed: ${e.message}`);
       return;
     }
-    const agent = this.containers.find((c) =>
-      playsAgent(c.container, ruleFor(c.container, this.deps.imageTable)),
-    )?.container.name;
+    const agent = this.spawningAgent()?.container.name;
     for (const runtime of pending) await this.launch(runtime, agent);
+  }
+
+  /**
+   * The container whose agent starts HAProxy itself (and so plays the pod's HAProxy containers),
+   * if any; an agent attached to an HAProxy container (`--master-socket`) is not one.
+   */
+  private spawningAgent(): ContainerRuntime | undefined {
+    return this.containers.find((c) =>
+      agentSpawnsHaproxy(c.container, ruleFor(c.container, this.deps.imageTable)),
+    );
   }
 
   /** Starts one container by its image-table rule, or reports on it why it cannot start. */
@@ -211,6 +221,7 @@ export class PodRuntime {
         podDir: this.deps.podDir,
         env,
         mapPath,
+        haproxyBin: this.deps.haproxyBin,
         ...covered,
       });
       for (const [path, content] of Object.entries(plan.files)) {
@@ -234,9 +245,10 @@ export class PodRuntime {
   }
 
   private processSpec(name: string, plan: LaunchPlan, env: Record<string, string>): ProcessSpec {
+    const haptic = plan.command === undefined;
     return {
-      command: this.deps.hapticCommand[0] ?? process.execPath,
-      args: [...this.deps.hapticCommand.slice(1), ...plan.args],
+      command: plan.command ?? this.deps.hapticCommand[0] ?? process.execPath,
+      args: haptic ? [...this.deps.hapticCommand.slice(1), ...plan.args] : plan.args,
       env: {
         ...baseEnv(this.deps.podDir),
         ...env,
@@ -244,7 +256,7 @@ export class PodRuntime {
         ...this.deps.marker,
         [POD_MARKER_ENV]: this.pod.metadata?.uid ?? '-',
       },
-      cwd: this.deps.podDir,
+      cwd: plan.cwd ?? this.deps.podDir,
       logFile: join(this.deps.podDir, 'logs', `${name}.log`),
     };
   }
@@ -256,9 +268,7 @@ export class PodRuntime {
     await this.startPending();
     if (this.containers.some((c) => !c.launched)) return;
     await this.syncVolumes().catch(() => undefined);
-    const agentName = this.containers.find((c) =>
-      playsAgent(c.container, ruleFor(c.container, this.deps.imageTable)),
-    );
+    const agentName = this.spawningAgent();
     for (const c of this.containers) {
       if (
         agentName !== undefined &&

@@ -39,8 +39,8 @@ export interface StackOptions {
   /**
    * How haptic is installed: `manifests` (default) applies the chart's topology written in
    * topology.ts; `chart` runs `helm install` of helm/haptic with the pinned helm (server-side
-   * apply), with the agent as the Dataplane sidecar and two controller replicas; the webhook is on,
-   * as by default.
+   * apply), with the chart's default data plane (HAProxy in its own container, the agent as its
+   * sidecar) and two controller replicas; the webhook is on, as by default.
    */
   readonly install?: 'manifests' | 'chart';
   /** More chart values for `install: 'chart'` (over the stack's own). */
@@ -293,7 +293,6 @@ const isTls = (m: KubeObject): boolean => m['type'] === 'kubernetes.io/tls';
 /** The chart values that install the stack's topology (agent sidecar, its ports and timings). */
 function chartValues(t: Topology): Record<string, string | number | boolean> {
   return {
-    'haproxy.dataplane.mode': 'agent',
     'haproxy.replicaCount': t.haproxyReplicas,
     'controller.replicaCount': t.controllerReplicas,
     'haproxy.ports.http': t.httpPort,

@@ -1,8 +1,12 @@
 import { isHapticError } from '#core';
 import { ExitCode } from '../cli-io.js';
-import type { CliCommand } from '../command.js';
+import type { CliCommand, CliContext } from '../command.js';
 import { VERSION } from '../version.js';
-import { startAgent, type CredentialSource } from '../../../../agent/src/index.js';
+import {
+  prepareConfigDir,
+  startAgent,
+  type CredentialSource,
+} from '../../../../agent/src/index.js';
 
 interface AgentFlags {
   port: string;
@@ -17,6 +21,8 @@ interface AgentFlags {
   keepHaproxy?: boolean;
   tlsCertificate?: string;
   tlsKey?: string;
+  masterSocket?: string;
+  prepare?: boolean;
 }
 
 /** Reads the credential flags: exactly one of --userlist or --username + --password-file. */
@@ -61,7 +67,16 @@ export const agentCommand: CliCommand = {
         '--bootstrap-config <file>',
         'haproxy.cfg to start from when the config dir has none (default: a minimal one)',
       )
+      .option(
+        '--master-socket <path>',
+        'attach to the HAProxy master CLI at this socket (HAProxy run by another container on the config dir) instead of starting HAProxy',
+      )
+      .option(
+        '--prepare',
+        'only lay out the config dir (bootstrap haproxy.cfg unless present, run/agent.cfg) and exit: the init step before an HAProxy the agent attaches to',
+      )
       .action(async (f: AgentFlags) => {
+        if (f.prepare === true) return prepare(f, ctx);
         const creds = credentialSource(f);
         const port = Number(f.port);
         if (!f.tlsCertificate !== !f.tlsKey) {
@@ -83,6 +98,7 @@ export const agentCommand: CliCommand = {
             log: (line) => io.err(`haptic agent: ${line}`),
             ...(f.haproxyBin ? { haproxyBin: f.haproxyBin } : {}),
             ...(f.bootstrapConfig ? { bootstrapConfigFile: f.bootstrapConfig } : {}),
+            ...(f.masterSocket ? { masterSocket: f.masterSocket } : {}),
             ...(f.tlsCertificate && f.tlsKey
               ? { tls: { certFile: f.tlsCertificate, keyFile: f.tlsKey } }
               : {}),
@@ -103,3 +119,18 @@ export const agentCommand: CliCommand = {
       });
   },
 };
+
+/** `haptic agent --prepare`: writes the config dir an attached HAProxy starts from, then exits. */
+function prepare(f: AgentFlags, ctx: CliContext): void {
+  try {
+    const files = prepareConfigDir(f.configDir, {
+      ...(f.masterSocket ? { masterSocket: f.masterSocket } : {}),
+      ...(f.bootstrapConfig ? { bootstrapConfigFile: f.bootstrapConfig } : {}),
+    });
+    ctx.io.out(`haptic agent: prepared ${files.configFile} and ${files.fragmentFile}`);
+    ctx.setExit(ExitCode.ok);
+  } catch (e) {
+    ctx.io.err(`haptic agent --prepare: ${e instanceof Error ? e.message : String(e)}`);
+    ctx.setExit(ExitCode.failure);
+  }
+}
