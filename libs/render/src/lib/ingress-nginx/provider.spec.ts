@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '#index';
 import { RejectedObjectsError } from '../provenance.js';
-import type { RenderSnapshot } from '../types.js';
+import type { RenderNotice, RenderSnapshot } from '../types.js';
 import { ingressNginxProvider, type NginxModel } from './provider.js';
 
 const P = 'nginx.ingress.kubernetes.io/';
@@ -139,6 +139,25 @@ describe('the nginx context provider', () => {
       `apps/later ${P}use-regexx unknown`,
     ]);
     expect(m.served).toHaveLength(1);
+  });
+
+  it('gives the render a notice per annotation served without effect, naming the Ingress', () => {
+    const got: RenderNotice[] = [];
+    ingressNginxProvider.provide(
+      snapshot([ing('later', 'l.example.com', [['/', 'Prefix']], { 'canary-weight': '10' })]),
+      {
+        extra: { controller_name: 'k8s.io/ingress-nginx' },
+        watched: ['ingresses', 'ingressclasses'],
+        incremental: false,
+        notice: (n) => got.push(n),
+      },
+    );
+    expect(got).toEqual([
+      {
+        message: `Ingress apps/later: annotation ${P}canary-weight is not honoured, served without it (not yet honoured by the ingress-nginx library)`,
+        object: { watched: 'ingresses', kind: 'ingresses', namespace: 'apps', name: 'later' },
+      },
+    ]);
   });
 
   it('refuses snippets, refused values and bad values all at once, naming each annotation', () => {
