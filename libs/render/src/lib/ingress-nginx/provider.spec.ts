@@ -186,5 +186,8 @@ describe('the nginx context provider', () => {
       'Ingress apps/re: path /a(b of host x.example.com (use-regex) is not a valid regular expression',
     ]);
     expect(() => provide([], { allow_snippet_annotations: true })).toThrow(/never pasted/);
+    expect(() => provide([], { proxy_body_size: '1 GB' })).toThrow(
+      /extraContext.proxy_body_size: "1 GB" is not an nginx size/,
+    );
   });
 });

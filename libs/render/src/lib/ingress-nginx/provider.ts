@@ -137,6 +137,12 @@ function listed(snapshot: RenderSnapshot, context: ProviderContext, watched: str
 
 /** Settings the library refuses outright rather than ignore. */
 function checkSettings(extra: Readonly<Record<string, unknown>>): void {
+  try {
+    defaultNginxSettings(extra); // reads proxy_body_size: a bad one fails the render, not an Ingress
+  } catch (err) {
+    if (err instanceof NginxRefusal) throw new Error(err.message);
+    throw err;
+  }
   if (field(extra, 'allow_snippet_annotations') === true)
     throw new Error(
       'templatingSettings.extraContext.allow_snippet_annotations: true is not supported: snippet annotations are never pasted into haproxy.cfg (leave it false)',
