@@ -140,7 +140,7 @@ function checkSettings(extra: Readonly<Record<string, unknown>>): void {
   try {
     defaultNginxSettings(extra); // reads proxy_body_size: a bad one fails the render, not an Ingress
   } catch (err) {
-    if (err instanceof NginxRefusal) throw new Error(err.message);
+    if (err instanceof NginxRefusal) throw new Error(err.message, { cause: err });
     throw err;
   }
   if (field(extra, 'allow_snippet_annotations') === true)
