@@ -90,13 +90,19 @@ cluster holds it (nothing to read under `helm template`: a constant then).
 {{- end -}}
 {{- end -}}
 
+{{/* The IngressClass name: <fullname>, or ingress-nginx's `nginx` with the ingress-nginx library. */}}
 {{- define "haptic.ingressClass.name" -}}
-{{- default (include "haptic.fullname" .) .Values.ingressClass.name -}}
+{{- $fallback := ternary "nginx" (include "haptic.fullname" .) (eq .Values.controller.config.library "ingress-nginx") -}}
+{{- default $fallback .Values.ingressClass.name -}}
 {{- end -}}
 
-{{/* The IngressClass controller name: per release, so two releases can share a cluster. */}}
+{{/* The IngressClass controller name: per release, so two releases can share a cluster; with the
+     ingress-nginx library ingress-nginx's own (k8s.io/ingress-nginx), so the IngressClass it left
+     behind and its Ingresses are served unchanged. */}}
 {{- define "haptic.controllerName" -}}
-{{- default (printf "haproxy-haptic.org/%s.%s" .Release.Namespace (include "haptic.fullname" .)) .Values.ingressClass.controllerName -}}
+{{- $fallback := printf "haproxy-haptic.org/%s.%s" .Release.Namespace (include "haptic.fullname" .) -}}
+{{- if eq .Values.controller.config.library "ingress-nginx" }}{{ $fallback = "k8s.io/ingress-nginx" }}{{ end -}}
+{{- default $fallback .Values.ingressClass.controllerName -}}
 {{- end -}}
 
 {{- define "haptic.image" -}}

@@ -192,6 +192,45 @@ describe('the rendered HAProxyTemplateConfig', () => {
   });
 });
 
+describe('the ingress-nginx library (controller.config.library: ingress-nginx)', () => {
+  const values = { 'controller.config.library': 'ingress-nginx' };
+
+  it("serves an IngressClass nginx with ingress-nginx's controller name unless told otherwise", () => {
+    const ms = template(values);
+    const ic = find(ms, 'IngressClass', 'nginx');
+    expect(ic.spec.controller).toBe('k8s.io/ingress-nginx');
+    const cfg = find(ms, 'HAProxyTemplateConfig', 'edge-haptic');
+    expect(cfg.spec.templatingSettings.extraContext.controller_name).toBe('k8s.io/ingress-nginx');
+    expect(cfg.spec.templatingSettings.extraContext.ssl_redirect).toBe(true);
+    const named = template({ ...values, 'ingressClass.name': 'legacy' });
+    expect(find(named, 'IngressClass', 'legacy').spec.controller).toBe('k8s.io/ingress-nginx');
+    // the other libraries keep the per-release name
+    expect(find(template(), 'IngressClass', 'edge-haptic').spec.controller).toMatch(
+      /^haproxy-haptic\.org\//,
+    );
+  });
+
+  it('passes every embedded validation test of the library with haptic validate', () => {
+    const file = join(work, 'config-nginx-tests.yaml');
+    const cfg = find(
+      template({ ...values, 'controller.config.validationTests': true }),
+      'HAProxyTemplateConfig',
+      'edge-haptic',
+    );
+    writeFileSync(file, stringify(cfg));
+    const r = haptic(['validate', '-f', file, '-o', 'json']);
+    const report = JSON.parse(r.out.slice(r.out.indexOf('{'))) as {
+      totals: { tests: number; failedTests: number };
+    };
+    expect(report.totals.tests).toBe(
+      Object.keys(cfg.spec.validationTests).filter((n) => !n.startsWith('_')).length,
+    );
+    expect(report.totals.tests).toBeGreaterThan(30);
+    expect(report.totals.failedTests).toBe(0);
+    expect(r.code).toBe(0);
+  }, 600_000);
+});
+
 describe('monitoring', () => {
   const ms = template({
     'metrics.prometheusRule.enabled': true,

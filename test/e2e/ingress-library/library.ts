@@ -42,15 +42,24 @@ export function haptic(args: readonly string[], timeoutMs?: number): Promise<Run
 type Resource = { spec: Record<string, unknown> } & Record<string, unknown>;
 
 /**
- * Assembles the Ingress library with the real assembler into `dir`, optionally changing the
- * resource first (extraContext values, storage dirs), and returns the file's path.
+ * Assembles the Ingress library (or another of helm/haptic/libraries/) with the real assembler
+ * into `dir`, optionally changing the resource first (extraContext values, storage dirs), and
+ * returns the file's path.
  */
 export async function assembleLibrary(
   dir: string,
   change: (resource: Resource) => void = () => undefined,
+  library = 'ingress',
 ): Promise<string> {
-  const out = join(dir, 'ingress-library.yaml');
-  const run = await runNode(['scripts/assemble-library.mjs', '--out', out, '--check']);
+  const out = join(dir, `${library}-library.yaml`);
+  const run = await runNode([
+    'scripts/assemble-library.mjs',
+    '--library',
+    join(ROOT, 'helm/haptic/libraries', library),
+    '--out',
+    out,
+    '--check',
+  ]);
   if (run.code !== 0) throw new Error(`assemble-library failed (${run.code}): ${run.stderr}`);
   const resource = parse(await readFile(out, 'utf8')) as Resource;
   change(resource);

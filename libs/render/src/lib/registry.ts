@@ -1,8 +1,12 @@
 import { ingressProvider } from './ingress/provider.js';
+import { ingressNginxProvider } from './ingress-nginx/provider.js';
 import type { ContextProvider } from './types.js';
 
 /** Context providers every config gets (lazy: a config that does not use one pays nothing). */
-export const BUILTIN_CONTEXT_PROVIDERS: readonly ContextProvider[] = [ingressProvider];
+export const BUILTIN_CONTEXT_PROVIDERS: readonly ContextProvider[] = [
+  ingressProvider,
+  ingressNginxProvider,
+];
 
 /**
  * The one registry of context providers: the built-in ones, then the modules' own (a name may be

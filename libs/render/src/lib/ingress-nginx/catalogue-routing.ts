@@ -1,7 +1,10 @@
 // Catalogue rows: redirects, rewrites and backends (meanings from ingress-nginx's annotation guide).
 import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
 
-/** A row not yet honoured: what ingress-nginx does and the HAProxy mapping haptic will use. */
+/**
+ * A catalogue row: what ingress-nginx does and the HAProxy mapping haptic uses; not yet honoured
+ * unless `more` gives the status the ingress-nginx library earned.
+ */
 export function pending(
   group: AnnotationGroup,
   name: string,
@@ -21,48 +24,68 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     'ssl-redirect',
     'Redirect HTTP to HTTPS (308) when the host has TLS; on by default.',
     "`http-request redirect scheme https code 308` on the host's paths when it has TLS.",
+    {
+      status: 'deviation',
+      deviation:
+        'Per Ingress: a plain-HTTP request is redirected when the Ingress serving it lists the host in spec.tls (ingress-nginx: when any Ingress gives the host a certificate).',
+    },
   ),
   pending(
     R,
     'force-ssl-redirect',
     'Redirect HTTP to HTTPS even without TLS on the Ingress (e.g. TLS ended in front).',
     '`http-request redirect scheme https code 308` unless the request is already HTTPS.',
+    { status: 'honoured' },
   ),
   pending(
     R,
     'permanent-redirect',
     'Answer every request with a redirect to this URL (301 by default).',
     '`http-request redirect location <url> code 301`, the URL escaped.',
+    { status: 'honoured' },
   ),
   pending(
     R,
     'permanent-redirect-code',
     'The status of permanent-redirect (300-308; 301 otherwise).',
     'The `code` of the redirect rule.',
+    { status: 'honoured' },
   ),
   pending(
     R,
     'temporal-redirect',
     'Answer every request with a 302 redirect to this URL.',
     '`http-request redirect location <url> code 302`.',
+    { status: 'deviation', deviation: 'Always 302 (temporal-redirect-code is not read).' },
   ),
   pending(
     R,
     'app-root',
     'Redirect requests for `/` to this path (302).',
     '`http-request redirect location <path> code 302 if { path / }`.',
+    {
+      status: 'deviation',
+      deviation:
+        'Only when `/` is routed to the Ingress that carries it (ingress-nginx applies it to the whole host).',
+    },
   ),
   pending(
     R,
     'rewrite-target',
     "Rewrite the matched path to this target before proxying; `$1`… refer to the path's capture groups (implies use-regex).",
     "`http-request replace-path` with the path's regular expression and the target's groups as `\\1`….",
+    {
+      status: 'deviation',
+      deviation:
+        'A target with a query or an nginx variable (other than $1…$9) refuses the Ingress.',
+    },
   ),
   pending(
     R,
     'use-regex',
     'Treat every path of the host as a case-insensitive regular expression (nginx `~*`), ordered longest first.',
     "A `path_reg -i` match per path, in ingress-nginx's location order.",
+    { status: 'honoured' },
   ),
   pending(
     R,
@@ -75,24 +98,28 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     'preserve-trailing-slash',
     'Keep the trailing slash of the URL in the ssl-redirect Location.',
     'The redirect built from the original path.',
+    { status: 'honoured' },
   ),
   pending(
     R,
     'x-forwarded-prefix',
     'Send `X-Forwarded-Prefix` with this value to the backend.',
     '`http-request set-header X-Forwarded-Prefix <value>`, escaped.',
+    { status: 'honoured' },
   ),
   pending(
     R,
     'server-alias',
     "Additional host names (comma-separated) served like the Ingress's host.",
     "The aliases added to the host's match.",
+    { status: 'honoured' },
   ),
   pending(
     R,
     'upstream-vhost',
     'The Host header sent to the backend.',
     '`http-request set-header Host <value>`, escaped.',
+    { status: 'honoured' },
   ),
   pending(
     B,
@@ -100,6 +127,9 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     'The protocol to the backend: HTTP, HTTPS, GRPC, GRPCS, AUTO_HTTP, FCGI.',
     'Server options: `ssl` for HTTPS/GRPCS, `proto h2` for GRPC(S).',
     {
+      status: 'deviation',
+      deviation:
+        "AUTO_HTTP is HTTP/1.1 to the backend; HTTPS and GRPCS do not verify the backend's certificate (as ingress-nginx without proxy-ssl-verify).",
       refusedValues: [
         {
           value: /^fcgi$/i,
@@ -131,25 +161,41 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'proxy-body-size',
     'The largest request body accepted (nginx size, e.g. `8m`); larger answers 413.',
-    '`http-request deny deny_status 413 if { req.body_size gt N }` plus a Content-Length check.',
+    '`http-request deny deny_status 413 if { req.hdr_val(content-length) gt N }`.',
+    {
+      status: 'deviation',
+      deviation:
+        "Checked on the request's Content-Length: a chunked body without one is not limited.",
+    },
   ),
   pending(
     B,
     'proxy-connect-timeout',
     'Timeout for connecting to the backend (seconds).',
     '`timeout connect`.',
+    { status: 'honoured' },
   ),
   pending(
     B,
     'proxy-read-timeout',
     'Timeout between two reads from the backend (seconds).',
     '`timeout server`.',
+    {
+      status: 'deviation',
+      deviation:
+        'HAProxy has one server timeout: the larger of proxy-read-timeout and proxy-send-timeout.',
+    },
   ),
   pending(
     B,
     'proxy-send-timeout',
     'Timeout between two writes to the backend (seconds).',
     '`timeout server` (HAProxy has one timeout for both directions).',
+    {
+      status: 'deviation',
+      deviation:
+        'HAProxy has one server timeout: the larger of proxy-read-timeout and proxy-send-timeout.',
+    },
   ),
   pending(
     B,
@@ -169,6 +215,10 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     'proxy-buffering',
     "Buffer the backend's answer.",
     'None needed: HAProxy streams; to be documented as a no-op.',
+    {
+      status: 'deviation',
+      deviation: 'No effect: HAProxy streams answers and needs no buffering switch.',
+    },
   ),
   pending(
     B,
@@ -181,12 +231,17 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     'proxy-buffer-size',
     "The size of the buffer for the answer's headers.",
     "None per backend (HAProxy's `tune.bufsize` is global); to be documented as a no-op.",
+    {
+      status: 'deviation',
+      deviation: "No effect: HAProxy's buffer size is global (tune.bufsize), not per backend.",
+    },
   ),
   pending(
     B,
     'load-balance',
     'The balancing algorithm: round_robin or ewma.',
     '`balance roundrobin` (ewma as `leastconn`).',
+    { status: 'deviation', deviation: "ewma is HAProxy's leastconn." },
   ),
   pending(
     B,

@@ -55,8 +55,11 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     S,
     'affinity',
     'Sticky sessions; only `cookie` exists.',
-    '`cookie <name> insert indirect nocache` and a cookie per server.',
+    '`cookie <name> insert indirect httponly` and a cookie per server.',
     {
+      status: 'deviation',
+      deviation:
+        'The cookie is set once (HAProxy `insert indirect`), names a server slot, and is not forwarded to the backend; affinity-mode is not read.',
       refusedValues: [
         { value: /^(?!cookie$).+/i, reason: 'ingress-nginx knows only `cookie` affinity.' },
       ],
@@ -79,32 +82,39 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     'session-cookie-name',
     "The cookie's name (`INGRESSCOOKIE` by default).",
     'The `cookie` name.',
+    { status: 'honoured' },
   ),
   pending(
     S,
     'session-cookie-path',
     "The cookie's Path (the Ingress path by default).",
     '`attr "Path=…"`.',
+    { status: 'honoured' },
   ),
-  pending(S, 'session-cookie-domain', "The cookie's Domain.", '`domain`.'),
+  pending(S, 'session-cookie-domain', "The cookie's Domain.", '`domain`.', { status: 'honoured' }),
   pending(
     S,
     'session-cookie-expires',
     "The cookie's Expires, in seconds from now.",
-    '`attr "Expires=…"` / `maxlife`.',
+    '`attr "Max-Age=…"`.',
+    {
+      status: 'deviation',
+      deviation:
+        'Sent as Max-Age (HAProxy writes no computed Expires date); session-cookie-max-age wins when both are set.',
+    },
   ),
-  pending(
-    S,
-    'session-cookie-max-age',
-    "The cookie's Max-Age in seconds.",
-    '`attr "Max-Age=…"` and `maxlife`.',
-  ),
-  pending(S, 'session-cookie-secure', "Set the cookie's Secure flag.", '`secure`.'),
+  pending(S, 'session-cookie-max-age', "The cookie's Max-Age in seconds.", '`attr "Max-Age=…"`.', {
+    status: 'honoured',
+  }),
+  pending(S, 'session-cookie-secure', "Set the cookie's Secure flag.", '`secure`.', {
+    status: 'honoured',
+  }),
   pending(
     S,
     'session-cookie-samesite',
     "The cookie's SameSite (None, Lax, Strict).",
     '`attr "SameSite=…"`.',
+    { status: 'honoured' },
   ),
   pending(
     S,
@@ -123,61 +133,81 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     'enable-cors',
     'Answer CORS preflights (204) and add CORS headers to answers.',
     '`http-request return status 204` for OPTIONS preflights and `http-after-response set-header` for the rest.',
+    { status: 'deviation', deviation: "The preflight's 204 carries no Content-Type header." },
   ),
   pending(
     O,
     'cors-allow-origin',
     'Allowed origins: `*`, a list, `*.` wildcards one level deep, ports as written.',
     'The Origin matched against the list; the matching origin echoed.',
+    {
+      status: 'deviation',
+      deviation:
+        "Origins are matched anchored at both ends (ingress-nginx anchors only the end); an origin outside ingress-nginx's grammar refuses the Ingress instead of being skipped.",
+    },
   ),
   pending(
     O,
     'cors-allow-methods',
     '`Access-Control-Allow-Methods` (GET, PUT, POST, DELETE, PATCH, OPTIONS by default).',
     'Set on the preflight answer.',
+    { status: 'honoured' },
   ),
   pending(
     O,
     'cors-allow-headers',
     '`Access-Control-Allow-Headers` (a default list).',
     'Set on the preflight answer.',
+    { status: 'honoured' },
   ),
   pending(
     O,
     'cors-allow-credentials',
     '`Access-Control-Allow-Credentials` (true by default).',
     'Set on answers.',
+    { status: 'honoured' },
   ),
   pending(
     O,
     'cors-max-age',
     '`Access-Control-Max-Age` (1728000 by default).',
     'Set on the preflight answer.',
+    { status: 'honoured' },
   ),
-  pending(O, 'cors-expose-headers', '`Access-Control-Expose-Headers`.', 'Set on answers.'),
+  pending(O, 'cors-expose-headers', '`Access-Control-Expose-Headers`.', 'Set on answers.', {
+    status: 'honoured',
+  }),
   pending(
     A,
     'whitelist-source-range',
     'Only these client CIDRs may connect; others get 403.',
     '`http-request deny deny_status 403 unless { src <cidrs> }`.',
+    { status: 'honoured' },
   ),
   pending(
     A,
     'allowlist-source-range',
     'The newer name of whitelist-source-range.',
     'As whitelist-source-range.',
+    { status: 'honoured' },
   ),
   pending(
     A,
     'denylist-source-range',
     'These client CIDRs get 403.',
     '`http-request deny deny_status 403 if { src <cidrs> }`.',
+    { status: 'honoured' },
   ),
   pending(
     A,
     'limit-rps',
     'Requests per second per client address; excess answered 503 (limit-req-status-code).',
     'A stick table tracking `src` with `http_req_rate(1s)` and `deny deny_status 503`.',
+    {
+      status: 'deviation',
+      deviation:
+        'A 1-second window: more than limit-rps × limit-burst-multiplier requests from one address in the last second answer 503 (nginx: a leaky bucket with that burst).',
+    },
   ),
   pending(
     A,
@@ -190,18 +220,21 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     'limit-connections',
     'Concurrent connections per client address.',
     'A stick table with `conn_cur`.',
+    { status: 'honoured' },
   ),
   pending(
     A,
     'limit-burst-multiplier',
     'The burst allowed above limit-rps/rpm (5 by default).',
     'The rate threshold multiplied.',
+    { status: 'deviation', deviation: 'See limit-rps: the multiplier sizes the 1-second window.' },
   ),
   pending(
     A,
     'limit-whitelist',
     'Client CIDRs not rate limited.',
     'The limit rules skipped `if { src <cidrs> }`.',
+    { status: 'honoured' },
   ),
   pending(
     H,

@@ -25,6 +25,16 @@ auth-cache-key auth-cache-duration auth-always-set-cookie auth-tls-secret auth-t
 auth-tls-verify-depth auth-tls-error-page auth-tls-pass-certificate-to-upstream auth-tls-match-cn
 proxy-ssl-secret proxy-ssl-verify proxy-ssl-verify-depth proxy-ssl-name proxy-ssl-server-name
 proxy-ssl-protocols proxy-ssl-ciphers`.split(/\s+/);
+// What the ingress-nginx library honours (status honoured, or deviation with its deviation named).
+const HONOURED = `ssl-redirect force-ssl-redirect permanent-redirect permanent-redirect-code
+temporal-redirect app-root rewrite-target use-regex preserve-trailing-slash x-forwarded-prefix
+server-alias upstream-vhost backend-protocol proxy-body-size proxy-connect-timeout
+proxy-read-timeout proxy-send-timeout proxy-buffering proxy-buffer-size load-balance affinity
+session-cookie-name session-cookie-path session-cookie-domain session-cookie-expires
+session-cookie-max-age session-cookie-secure session-cookie-samesite enable-cors cors-allow-origin
+cors-allow-methods cors-allow-headers cors-allow-credentials cors-max-age cors-expose-headers
+whitelist-source-range allowlist-source-range denylist-source-range limit-rps limit-connections
+limit-burst-multiplier limit-whitelist`.split(/\s+/);
 const SNIPPETS = [
   'configuration-snippet',
   'server-snippet',
@@ -65,12 +75,14 @@ describe('the ingress-nginx annotation catalogue', () => {
     }
   });
 
-  it('honours nothing yet: the library is not built, so no row may claim it', () => {
-    // Raise this when the ingress-nginx library honours an annotation and a conformance case tests it.
+  it('claims exactly what the ingress-nginx library honours (its validation tests cover each)', () => {
+    // Change this list only with the library (helm/haptic/libraries/ingress-nginx) and its tests.
     const claimed = NGINX_ANNOTATIONS.filter(
       (a) => a.status === 'honoured' || a.status === 'deviation',
     );
-    expect(claimed.map((a) => a.name)).toEqual([]);
+    expect(claimed.map((a) => a.name).sort()).toEqual(HONOURED.sort());
+    // no authentication annotation is claimed (issue 35) and none is refused
+    expect(claimed.filter((a) => ISSUE_35.includes(a.name))).toEqual([]);
   });
 });
 
@@ -95,14 +107,20 @@ describe('judgeAnnotation', () => {
   });
 
   it('judges accepted values by the row status, naming the plan', () => {
-    expect(judge('backend-protocol', 'GRPC')).toEqual({
-      annotation: `${NGINX_PREFIX}backend-protocol`,
+    expect(judge('upstream-hash-by', '$request_uri')).toEqual({
+      annotation: `${NGINX_PREFIX}upstream-hash-by`,
       verdict: 'not-yet-honoured',
       detail: 'not yet honoured by the ingress-nginx library',
     });
-    expect(judge('affinity', 'cookie').verdict).toBe('not-yet-honoured');
+    expect(judge('enable-cors', 'true')).toEqual({
+      annotation: `${NGINX_PREFIX}enable-cors`,
+      verdict: 'deviation',
+      detail: "The preflight's 204 carries no Content-Type header.",
+    });
+    expect(judge('use-regex', 'true')).toMatchObject({ verdict: 'honoured', detail: '' });
+    expect(judge('affinity', 'cookie').verdict).toBe('deviation');
     // empty: no affinity, as in ingress-nginx
-    expect(judge('affinity', '').verdict).toBe('not-yet-honoured');
+    expect(judge('affinity', '').verdict).toBe('deviation');
     expect(judge('auth-url', 'http://auth').detail).toBe('planned: issue 35, not refused');
     expect(judge('server-snippet', 'return 200;')).toMatchObject({
       verdict: 'refused',

@@ -1,4 +1,4 @@
-export type { IngressBackend, IngressRoute, IngressTls } from './joins.js';
+export type { Claim, IngressBackend, IngressRoute, IngressTls, ReadIngress } from './joins.js';
 import { hostnameProblem, pathProblem } from '../filters-haproxy.js';
 import { objectRef } from '../snapshot.js';
 import type { RenderProblem } from '../types.js';
@@ -54,7 +54,16 @@ export interface IngressInputs {
   readonly ingressClasses: readonly object[];
   readonly ingresses: readonly object[];
   readonly controllerName: unknown;
+  /**
+   * Which annotations give an Ingress its own backends: `haptic` (default) those under
+   * haproxy-haptic.org/; `ingress-nginx` those under nginx.ingress.kubernetes.io/, and spec.tls
+   * (ingress-nginx redirects a TLS host's plain-HTTP requests by default).
+   */
+  readonly flavour?: IngressFlavour;
 }
+
+/** Whose annotations an Ingress library reads (what makes an Ingress's backends its own). */
+export type IngressFlavour = 'haptic' | 'ingress-nginx';
 
 const PREFIX = 'haproxy-haptic.org/';
 const SERVICE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -147,10 +156,14 @@ export function selectIngresses(inputs: IngressInputs): object[] {
   return sortedFrom('served', inputs.ingresses.filter(selectedBy(classes)), byAge);
 }
 
-function isAnnotated(ing: object): boolean {
-  return items(path(ing, 'metadata', 'annotations')).some(
-    (kv) => Array.isArray(kv) && str(kv[0]).startsWith(PREFIX),
+const NGINX_PREFIX = 'nginx.ingress.kubernetes.io/';
+
+function isAnnotated(ing: object, flavour: IngressFlavour): boolean {
+  const prefix = flavour === 'ingress-nginx' ? NGINX_PREFIX : PREFIX;
+  const annotated = items(path(ing, 'metadata', 'annotations')).some(
+    (kv) => Array.isArray(kv) && str(kv[0]).startsWith(prefix),
   );
+  return annotated || (flavour === 'ingress-nginx' && items(path(ing, 'spec', 'tls')).length > 0);
 }
 
 /** Checks an Ingress backend reference and names its backend (ingress-backend-name). */
@@ -182,6 +195,17 @@ function backendOf(ing: object, id: string, rb: unknown, where: string, annotate
   return { name: beName, namespace, service: svc, port };
 }
 
+// ingress-nginx paths may be regular expressions (use-regex): also ^ | \ [ ] { } ? (never quotes,
+// spaces, # or control characters); they reach map files and single-quoted regexes only.
+const NGINX_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%^|\\[\]{}?]{0,2047}$/;
+
+function pathProblemOf(flavour: IngressFlavour, p: string): string | undefined {
+  if (flavour !== 'ingress-nginx') return pathProblem(p);
+  return NGINX_PATH.test(p)
+    ? undefined
+    : `path ${JSON.stringify(p.slice(0, 80))} is not a URL path or regular expression of safe characters`;
+}
+
 function validated(problem: string | undefined, value: string): string {
   if (problem !== undefined) throw new Refused('invalid-value', problem);
   return value;
@@ -201,7 +225,7 @@ function routeKey(type: string, host: string, p: string, id: string): [Kind, str
 }
 
 /** The routes of one Ingress (ingress-routes): throws Refused at its first problem. */
-function readIngress(ing: object): ReadIngress {
+function readIngress(ing: object, flavour: IngressFlavour): ReadIngress {
   const { namespace, name } = meta(ing);
   const id = `${namespace}/${name}`;
   // Names reach backend names and map values: anything a real API server would refuse is refused.
@@ -212,7 +236,7 @@ function readIngress(ing: object): ReadIngress {
       `Ingress ${shown}: metadata.namespace or name is not a Kubernetes name`,
     );
   }
-  const annotated = isAnnotated(ing);
+  const annotated = isAnnotated(ing, flavour);
   const backends: BackendEntry[] = [];
   const named = (rb: unknown, where: string): string => {
     const b = backendOf(ing, id, rb, where, annotated);
@@ -250,7 +274,7 @@ function readIngress(ing: object): ReadIngress {
       }
       const type = str(orDefault(field(p, 'pathType'), 'ImplementationSpecific'));
       const rawPath = str(orDefault(field(p, 'path'), '/'));
-      const routePath = validated(pathProblem(rawPath), rawPath);
+      const routePath = validated(pathProblemOf(flavour, rawPath), rawPath);
       const [kind, key] = routeKey(type, host, routePath, id);
       const owned = [kind, key].join(' '); // flat: kept per claim
       claims.push({ owned, kind, key, host, path: routePath, type, backend: last.be });
@@ -272,18 +296,22 @@ function tlsOf(ing: object, namespace: string): IngressTls[] {
 
 // The index replaces an object on change and never changes one in place: what reading it gave holds while it is the same
 // object, so a render re-reads only the Ingresses that changed.
-const READ = new WeakMap<object, ReadIngress | Refused>();
+// (one cache per flavour: the flavour decides backend names)
+const READ: Record<IngressFlavour, WeakMap<object, ReadIngress | Refused>> = {
+  haptic: new WeakMap(),
+  'ingress-nginx': new WeakMap(),
+};
 
-function readIngressOnce(ing: object): ReadIngress {
-  let read = READ.get(ing);
+function readIngressOnce(ing: object, flavour: IngressFlavour): ReadIngress {
+  let read = READ[flavour].get(ing);
   if (read === undefined) {
     try {
-      read = readIngress(ing);
+      read = readIngress(ing, flavour);
     } catch (err) {
       if (!(err instanceof Refused)) throw err;
       read = err;
     }
-    READ.set(ing, read);
+    READ[flavour].set(ing, read);
   }
   if (read instanceof Refused) throw read;
   return read;
@@ -357,6 +385,7 @@ export function ingressModel(
   if (
     was &&
     was.inputs.controllerName === inputs.controllerName &&
+    was.inputs.flavour === (inputs.flavour ?? 'haptic') &&
     sameItems(was.inputs.ingressClasses, inputs.ingressClasses)
   ) {
     if (sameItems(was.inputs.ingresses, inputs.ingresses)) return (last = was).result;
@@ -390,13 +419,17 @@ function changes(
 }
 
 /** The readable versions of `changed` among the selected, and the unreadable ones' problems. */
-function readSelected(changed: readonly object[], selected: (ing: object) => boolean) {
+function readSelected(
+  changed: readonly object[],
+  selected: (ing: object) => boolean,
+  flavour: IngressFlavour,
+) {
   const readable: ReadIngress[] = [];
   const unreadable: { ing: object; problem: RenderProblem }[] = [];
   for (const ing of changed) {
     if (!selected(ing)) continue;
     try {
-      readable.push(readIngressOnce(ing));
+      readable.push(readIngressOnce(ing, flavour));
     } catch (err) {
       unreadable.push({ ing, problem: refused(ing, err) });
     }
@@ -409,8 +442,9 @@ function updatedModel(was: Built, inputs: IngressInputs): Built | undefined {
   const changed = changes(was.inputs.ingresses, inputs.ingresses);
   if (!changed) return undefined;
   const selected = selectedBy(ourClasses(inputs.ingressClasses, inputs.controllerName));
-  const gone = readSelected(changed.removed, selected);
-  const come = readSelected(changed.added, selected);
+  const flavour = inputs.flavour ?? 'haptic';
+  const gone = readSelected(changed.removed, selected, flavour);
+  const come = readSelected(changed.added, selected, flavour);
   const joins = updatedJoins(was.joins, gone.readable, come.readable, byAge);
   if (!joins) return undefined;
   const unreadable = was.unreadable.filter((u) => !gone.unreadable.some((g) => g.ing === u.ing));
@@ -423,27 +457,37 @@ function updatedModel(was: Built, inputs: IngressInputs): Built | undefined {
   return built(inputs, joins, unreadable, was.conflicts);
 }
 
+const SERVED = new WeakMap<IngressModel, readonly ReadIngress[]>();
+
+/** The served Ingresses of a model as read (each with its route claims), oldest first. */
+export function servedReadsOf(model: IngressModel): readonly ReadIngress[] {
+  return SERVED.get(model) ?? [];
+}
+
 function built(
   inputs: IngressInputs,
   joins: Joins,
   unreadable: Built['unreadable'],
   conflicts: readonly RenderProblem[],
 ): Built {
+  const model: IngressModel = {
+    served: joins.servedObjects,
+    exact_routes: joins.exact,
+    prefix_routes: joins.prefix,
+    default_backend: joins.defaultBackend,
+    backends: joins.backends,
+    tls: joins.tls,
+  };
+  SERVED.set(model, joins.served);
   return {
     inputs: {
       ingressClasses: [...inputs.ingressClasses],
       ingresses: [...inputs.ingresses],
       controllerName: inputs.controllerName,
+      flavour: inputs.flavour ?? 'haptic',
     },
     result: {
-      model: {
-        served: joins.servedObjects,
-        exact_routes: joins.exact,
-        prefix_routes: joins.prefix,
-        default_backend: joins.defaultBackend,
-        backends: joins.backends,
-        tls: joins.tls,
-      },
+      model,
       problems: [...unreadable.map((u) => u.problem), ...conflicts],
     },
     joins,
@@ -457,7 +501,7 @@ function buildModel(inputs: IngressInputs): Built {
   const read: ReadIngress[] = [];
   for (const ing of selectIngresses(inputs)) {
     try {
-      read.push(readIngressOnce(ing));
+      read.push(readIngressOnce(ing, inputs.flavour ?? 'haptic'));
     } catch (err) {
       unreadable.push({ ing, problem: refused(ing, err) });
     }

@@ -1,0 +1,98 @@
+// Backend lines of the ingress-nginx library for redirects, CORS and the affinity cookie. Every
+// value comes from reader.ts (checked against its grammar); free text goes through `hv`, the
+// header_value filter (a double-quoted log-format word, `%` doubled).
+import type { AffinityCookie, NginxSettings } from './reader.js';
+
+type Quote = (v: string) => string;
+
+const NOT_HTTPS = '!{ var(txn.nginx_scheme) -m str https }';
+
+/**
+ * app-root (302 to an absolute URL for `/`), permanent/temporal redirects, and the HTTPS
+ * redirect (308; ingress-nginx drops a trailing slash unless preserve-trailing-slash): in the
+ * order nginx runs them (its `return`s before the Lua HTTPS redirect).
+ */
+export function redirectLines(s: NginxSettings, hv: Quote): string[] {
+  const lines: string[] = [];
+  if (s.appRoot !== undefined) {
+    // (the app-root grammar has no character special in a quoted log-format)
+    lines.push(
+      `http-request redirect location "%[var(txn.nginx_scheme)]://%[req.hdr(host)]${s.appRoot}" code 302 if { path / }`,
+    );
+  }
+  if (s.redirect !== undefined)
+    lines.push(`http-request redirect location ${hv(s.redirect.url)} code ${s.redirect.code}`);
+  return lines;
+}
+
+/** The HTTPS redirect, after the CORS preflight answer (nginx: a Lua rewrite, last). */
+export function sslRedirectLines(s: NginxSettings): string[] {
+  const r = s.sslRedirect;
+  if (r === undefined) return [];
+  const path = s.preserveTrailingSlash ? '%[pathq]' : '%[pathq,regsub(/$,)]';
+  // unquoted: HAProxy reads `$` as a variable only in double quotes
+  const redirect = `http-request redirect location https://%[var(txn.host)]${path} code 308 if ${NOT_HTTPS}`;
+  if (r.force) return [redirect];
+  const exact = r.hosts.filter((h) => !h.startsWith('*.'));
+  const wild = r.hosts.filter((h) => h.startsWith('*.'));
+  const lines: string[] = [];
+  if (exact.length > 0) lines.push(`${redirect} { var(txn.host) -m str ${exact.join(' ')} }`);
+  if (wild.length > 0) lines.push(`${redirect} { var(txn.wchost) -m str ${wild.join(' ')} }`);
+  return lines;
+}
+
+/** The Access-Control-* headers of a CORS answer (values quoted). */
+function corsHeaders(s: NonNullable<NginxSettings['cors']>, origin: string, hv: Quote) {
+  const h: [string, string][] = [['Access-Control-Allow-Origin', origin]];
+  if (s.credentials) h.push(['Access-Control-Allow-Credentials', '"true"']);
+  h.push(['Access-Control-Allow-Methods', hv(s.methods)]);
+  h.push(['Access-Control-Allow-Headers', hv(s.headers)]);
+  if (s.expose !== '') h.push(['Access-Control-Expose-Headers', hv(s.expose)]);
+  h.push(['Access-Control-Max-Age', `"${s.maxAge}"`]);
+  return h;
+}
+
+/**
+ * enable-cors: a preflight (OPTIONS) from an allowed origin is answered 204 with the
+ * Access-Control-* headers; other answers get them added. Origins: `*` answers `*` to every
+ * request; a list echoes the request's Origin when it matches (case-insensitively).
+ */
+export function corsLines(s: NginxSettings, hv: Quote): string[] {
+  const c = s.cors;
+  if (c === undefined) return [];
+  const lines: string[] = [];
+  let origin = '"*"';
+  let when = '';
+  if (c.origin !== '*') {
+    lines.push(
+      `http-request set-var(txn.nginx_cors) req.hdr(origin) if { req.hdr(origin) -m reg -i '${c.origin.regex}' }`,
+    );
+    origin = '"%[var(txn.nginx_cors)]"';
+    when = ' { var(txn.nginx_cors) -m found }';
+  }
+  const headers = corsHeaders(c, origin, hv);
+  const hdrs = headers.map(([n, v]) => `hdr ${n} ${v}`).join(' ');
+  lines.push(`http-request return status 204 ${hdrs} if METH_OPTIONS${when}`);
+  for (const [n, v] of headers)
+    lines.push(`http-response set-header ${n} ${v}${when === '' ? '' : ` if${when}`}`);
+  return lines;
+}
+
+const PLAIN_PATH = /^\/[A-Za-z0-9._~!$&'()*+,=:@/-]*$/;
+
+/**
+ * affinity: cookie — HAProxy inserts the cookie (httponly, as ingress-nginx's), with the
+ * session-cookie-* attributes; its path is session-cookie-path, else the Ingress's path when it
+ * is a plain one (ingress-nginx's location path), else `/`.
+ */
+export function cookieLine(c: AffinityCookie, paths: readonly string[], hv: Quote): string {
+  const first = paths.length === 1 ? paths[0] : undefined;
+  const path = c.path ?? (first !== undefined && PLAIN_PATH.test(first) ? first : '/');
+  let line = `cookie ${c.name} insert indirect httponly`;
+  if (c.secure) line += ' secure';
+  if (c.domain !== undefined) line += ` domain ${c.domain}`;
+  line += ` attr ${hv(`Path=${path}`)}`;
+  if (c.maxAge !== undefined) line += ` attr "Max-Age=${c.maxAge}"`;
+  if (c.sameSite !== undefined) line += ` attr "SameSite=${c.sameSite}"`;
+  return line;
+}

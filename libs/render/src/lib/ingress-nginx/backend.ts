@@ -1,0 +1,140 @@
+// `nginx_backend`: one backend of the ingress-nginx library — the lines its Ingress's
+// nginx.ingress.kubernetes.io/ annotations give (reader.ts), then its server slots (the Ingress
+// library's slot machinery), printed as one section.
+import type { Context } from 'liquidjs';
+import { OutputLines, OutputSections, escapeLine, escapeOutput } from '../escaper.js';
+import { deployedBackend } from '../fragment-globals.js';
+import { headerValue, intRange } from '../filters-haproxy.js';
+import { filterError, TemplateValueError, innermostObject } from '../provenance.js';
+import { serverLines, slotsOf } from '../ingress/filters.js';
+import { field, orDefault, str } from '../liquid-values.js';
+import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
+import { backendPaths } from './routes.js';
+import { cookieLine, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
+
+type FilterThis = { context: Context };
+
+const PROTO_OPTS: Readonly<Record<NginxSettings['proto'], string>> = {
+  HTTP: '',
+  HTTPS: ' ssl verify none',
+  GRPC: ' proto h2',
+  GRPCS: ' ssl verify none alpn h2',
+};
+
+/** Rewrites of the Ingress's paths to this backend (`rewrite-target`), first matching path wins. */
+function rewriteLines(s: NginxSettings, paths: readonly string[]): string[] {
+  if (s.rewrite === undefined) return [];
+  const target = `'${s.rewrite}'`;
+  if (paths.length === 1) return [`http-request replace-path '(?i)${paths[0] ?? '/'}' ${target}`];
+  const lines: string[] = [];
+  paths.forEach((p, i) => {
+    lines.push(
+      `http-request set-var(txn.nginx_loc) int(${i}) if !{ var(txn.nginx_loc) -m found } { var(txn.path) -m reg '^(?i:${p})' }`,
+      `http-request replace-path '(?i)${p}' ${target} if { var(txn.nginx_loc) -m int ${i} }`,
+    );
+  });
+  return lines;
+}
+
+function limitLines(s: NginxSettings): string[] {
+  if (s.rps === undefined && s.connections === undefined) return [];
+  const unless =
+    s.limitAllow.length > 0 ? ` !{ var(txn.nginx_client) -m ip ${s.limitAllow.join(' ')} }` : '';
+  const lines = [
+    'stick-table type ipv6 size 100k expire 60s store http_req_rate(1s),conn_cur',
+    `http-request track-sc0 var(txn.nginx_client)${unless === '' ? '' : ` if${unless}`}`,
+  ];
+  // ingress-nginx answers 503 (limit-req-status-code); a burst of rps x multiplier is allowed
+  if (s.rps !== undefined)
+    lines.push(
+      `http-request deny deny_status 503 if { sc_http_req_rate(0) gt ${s.rps * s.burst} }${unless}`,
+    );
+  if (s.connections !== undefined)
+    lines.push(
+      `http-request deny deny_status 503 if { sc_conn_cur(0) gt ${s.connections} }${unless}`,
+    );
+  return lines;
+}
+
+function backendLines(ctx: Context, s: NginxSettings, paths: readonly string[]): string[] {
+  const q = { context: ctx };
+  const hv = (v: string): string => escapeOutput.call(q, headerValue.call(q, v));
+  const lines = [`balance ${s.balance}`, ...s.timeouts];
+  // nginx's phases: the body size (on finding the location), its rewrite phase (app-root, the
+  // redirects, the CORS preflight answer, then the Lua HTTPS redirect), limits, access (ranges)
+  if (s.bodySize > 0)
+    lines.push(
+      `http-request deny deny_status 413 if { req.hdr_val(content-length) gt ${s.bodySize} }`,
+    );
+  lines.push(...redirectLines(s, hv), ...corsLines(s, hv), ...sslRedirectLines(s));
+  lines.push(...limitLines(s));
+  if (s.deny.length > 0)
+    lines.push(
+      `http-request deny deny_status 403 if { var(txn.nginx_client) -m ip ${s.deny.join(' ')} }`,
+    );
+  if (s.allow.length > 0)
+    lines.push(
+      `http-request deny deny_status 403 unless { var(txn.nginx_client) -m ip ${s.allow.join(' ')} }`,
+    );
+  lines.push(...rewriteLines(s, paths));
+  if (s.xForwardedPrefix !== undefined)
+    lines.push(`http-request set-header X-Forwarded-Prefix ${hv(s.xForwardedPrefix)}`);
+  if (s.upstreamVhost !== undefined)
+    lines.push(`http-request set-header Host ${hv(s.upstreamVhost)}`);
+  if (s.cookie !== undefined) lines.push(cookieLine(s.cookie, paths, hv));
+  return lines.map((l) => escapeLine.call(q, l));
+}
+
+/**
+ * `backend | nginx_backend: extra, resources.endpointslices, resources.services,
+ * previous.backends`: one backend of `nginx.backends` as its whole section — `backend <name>`, the
+ * lines its Ingress's ingress-nginx annotations give (`ing_` backends) or the library's defaults
+ * (`svc_` backends), and its server slots. A bad value fails the render for that Ingress.
+ */
+export function nginxBackend(
+  this: FilterThis,
+  backend: unknown,
+  extra: unknown,
+  slicesList: unknown,
+  servicesList: unknown,
+  deployed: unknown,
+): OutputSections {
+  const ctx = this.context;
+  const ing = field(backend, 'ingress');
+  ctx.push({ ing });
+  try {
+    const be = str(field(backend, 'name'));
+    const s = defaultNginxSettings(extra);
+    let paths: string[] = [];
+    if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
+      new NginxReader(ing, extra).read(s);
+      paths = backendPaths(ing, str(field(backend, 'service')), str(field(backend, 'port')));
+    }
+    const opts = PROTO_OPTS[s.proto];
+    const fixed = opts !== '' || s.cookie !== undefined;
+    const slots = intRange.call(
+      { context: ctx },
+      fixed
+        ? orDefault(field(extra, 'server_slots_fixed'), 8)
+        : orDefault(field(extra, 'server_slots'), 2),
+      1,
+      1024,
+    );
+    const deployedServers = field(deployedBackend(deployed, be), 'servers');
+    const found = slotsOf(ctx, slicesList, servicesList, backend ?? {}, slots, deployedServers);
+    const cookie = s.cookie === undefined ? '' : s.cookie.name;
+    const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
+    const lines = new OutputLines(backendLines(ctx, s, paths), '\n  ');
+    return new OutputSections([head, lines, serverLines(found, opts, cookie)]);
+  } catch (err) {
+    if (err instanceof NginxRefusal)
+      throw filterError(
+        ctx,
+        'nginx_backend',
+        new TemplateValueError('fail', err.message, innermostObject(ctx)),
+      );
+    throw filterError(ctx, 'nginx_backend', err);
+  } finally {
+    ctx.pop();
+  }
+}

@@ -1,0 +1,145 @@
+// `nginx`: the ingress-nginx library's model — the Ingress model (class selection, hosts, paths,
+// backends, TLS, conflicts) with backends of their own for Ingresses carrying ingress-nginx
+// annotations or TLS, ingress-nginx's regex hosts and server aliases, and every annotation judged:
+// refused ones (snippets, FCGI…) and bad values refuse the Ingress naming the annotation; ones
+// not honoured yet are listed (`unhonoured`) for the controller to report.
+import { objectRef } from '../snapshot.js';
+import { RejectedObjectsError } from '../provenance.js';
+import type { ContextProvider, ProviderContext, RenderProblem, RenderSnapshot } from '../types.js';
+import { ingressModel, servedReadsOf, type IngressModel } from '../ingress/model.js';
+import { field, items, path, str } from '../liquid-values.js';
+import { judgeAnnotation } from './catalogue.js';
+import { NGINX_PREFIX } from './catalogue-types.js';
+import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
+import { nginxRoutes, type NginxRoutes } from './routes.js';
+
+/** An annotation an Ingress carries that the library does not honour (yet): served without it. */
+export interface Unhonoured {
+  /** `namespace/name` of the Ingress. */
+  readonly ingress: string;
+  readonly annotation: string;
+  /** `not-yet-honoured` or `unknown`. */
+  readonly verdict: string;
+  readonly detail: string;
+}
+
+/** What the ingress-nginx library's templates read. */
+export interface NginxModel extends NginxRoutes {
+  readonly served: IngressModel['served'];
+  readonly default_backend: string;
+  readonly backends: IngressModel['backends'];
+  readonly tls: IngressModel['tls'];
+  readonly unhonoured: readonly Unhonoured[];
+}
+
+interface Judged {
+  readonly problem: RenderProblem | undefined;
+  readonly unhonoured: readonly Unhonoured[];
+}
+
+function problemOf(ing: object, err: unknown): RenderProblem {
+  if (!(err instanceof NginxRefusal)) throw err;
+  return {
+    code: 'invalid-value',
+    template: 'context:nginx',
+    message: err.message,
+    object: objectRef('ingresses', ing),
+  };
+}
+
+// An Ingress object never changes in place: its verdict holds while it is the same object.
+const JUDGED = new WeakMap<object, Judged>();
+
+/** Every nginx annotation of one Ingress judged, and its values read once (refusals thrown). */
+function judge(ing: object): Judged {
+  const known = JUDGED.get(ing);
+  if (known) return known;
+  const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+  const unhonoured: Unhonoured[] = [];
+  let problem: RenderProblem | undefined;
+  try {
+    for (const kv of items(path(ing, 'metadata', 'annotations'))) {
+      const key = str((kv as unknown[])[0]);
+      if (!key.startsWith(NGINX_PREFIX)) continue;
+      const v = judgeAnnotation(key, str((kv as unknown[])[1]));
+      if (v.verdict === 'refused')
+        throw new NginxRefusal(`Ingress ${id}: annotation ${key}: ${v.detail}`);
+      if (v.verdict === 'not-yet-honoured' || v.verdict === 'unknown')
+        unhonoured.push({ ingress: id, annotation: key, verdict: v.verdict, detail: v.detail });
+    }
+    // the values, as the backend will read them (an Ingress-wide default for the settings)
+    new NginxReader(ing, {}).read(defaultNginxSettings({}));
+  } catch (err) {
+    problem = problemOf(ing, err);
+  }
+  const judged = { problem, unhonoured };
+  JUDGED.set(ing, judged);
+  return judged;
+}
+
+const BUILT = new WeakMap<IngressModel, { model: NginxModel; problems: RenderProblem[] }>();
+
+function nginxModelOf(model: IngressModel): { model: NginxModel; problems: RenderProblem[] } {
+  const known = BUILT.get(model);
+  if (known) return known;
+  const problems: RenderProblem[] = [];
+  const unhonoured: Unhonoured[] = [];
+  for (const ing of model.served) {
+    const j = judge(ing);
+    if (j.problem) problems.push(j.problem);
+    unhonoured.push(...j.unhonoured);
+  }
+  const routes = nginxRoutes(servedReadsOf(model), (r, err) =>
+    problems.push(problemOf(r.ing, err)),
+  );
+  const built = {
+    model: {
+      served: model.served,
+      ...routes,
+      default_backend: model.default_backend,
+      backends: model.backends,
+      tls: model.tls,
+      unhonoured,
+    },
+    problems,
+  };
+  BUILT.set(model, built);
+  return built;
+}
+
+function listed(snapshot: RenderSnapshot, context: ProviderContext, watched: string) {
+  return context.watched.includes(watched) ? snapshot.list(watched) : [];
+}
+
+/** Settings the library refuses outright rather than ignore. */
+function checkSettings(extra: Readonly<Record<string, unknown>>): void {
+  if (field(extra, 'allow_snippet_annotations') === true)
+    throw new Error(
+      'templatingSettings.extraContext.allow_snippet_annotations: true is not supported: snippet annotations are never pasted into haproxy.cfg (leave it false)',
+    );
+}
+
+/**
+ * `nginx`: the ingress-nginx library's model of the snapshot, computed once per render on first
+ * use. Ingresses it refuses are reported all at once (RejectedObjectsError).
+ */
+export const ingressNginxProvider: ContextProvider = {
+  name: 'nginx',
+  lazy: true,
+  provide(snapshot: RenderSnapshot, context: ProviderContext): NginxModel {
+    checkSettings(context.extra);
+    const { model, problems } = ingressModel(
+      {
+        ingressClasses: listed(snapshot, context, 'ingressclasses'),
+        ingresses: listed(snapshot, context, 'ingresses'),
+        controllerName: context.extra['controller_name'],
+        flavour: 'ingress-nginx',
+      },
+      { reuse: context.incremental !== false },
+    );
+    const nginx = nginxModelOf(model);
+    const all = [...problems, ...nginx.problems];
+    if (all.length > 0) throw new RejectedObjectsError(all);
+    return nginx.model;
+  },
+};
