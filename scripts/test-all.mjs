@@ -59,9 +59,10 @@ const gatewayConformance = {
 };
 
 /**
- * haptic's ingress-nginx suite, a short run of it on HAProxy 3.0: two core routing cases, a
- * redirect, a rewrite with capture groups, CORS and cookie affinity.
- * `npm run conformance -- --suite ingress-nginx` runs every case (the core routing ones on 2.6 too).
+ * haptic's ingress-nginx suite, a short run of it: two core routing cases (on HAProxy 3.0 and
+ * again on 2.6), a redirect, a rewrite with capture groups, X-Forwarded-Prefix, CORS, a source
+ * allowlist and cookie affinity (on 3.0). `npm run conformance -- --suite ingress-nginx` runs
+ * every case.
  */
 const nginxConformance = {
   name: 'conformance-ingress-nginx',
@@ -70,6 +71,8 @@ const nginxConformance = {
     'routing: several Ingresses of one host are merged into one server',
     'ssl-redirect: a TLS host redirects HTTP to HTTPS with 308 by default',
     'rewrite-target: capture groups of the path fill $1, $2',
+    'x-forwarded-prefix: the backend sees X-Forwarded-Prefix with the value given',
+    'allowlist-source-range / whitelist-source-range: a client in a range is served, others get 403',
     'enable-cors: a preflight gets 204 with the default CORS headers, a GET the same headers',
     'affinity: cookie with session-cookie-name pins a client to the pod that set it',
   ],
@@ -252,8 +255,6 @@ if (selected(nginxConformance.name)) {
     'scripts/conformance.mjs',
     '--suite',
     'ingress-nginx',
-    '--haproxy-major',
-    '3.0',
     '--report',
     report,
     ...nginxConformance.cases.flatMap((c) => ['--case', c]),
