@@ -9,6 +9,9 @@ const defaults = host('cors');
 const custom = host('cors-custom');
 const list = host('cors-list');
 const wild = host('cors-wildcard');
+const starList = host('cors-star-list');
+const blank = host('cors-blank');
+const schemes = host('cors-schemes');
 
 /** A GET with `Origin: origin` whose answer echoes that origin (allowed) or has no ACAO (not allowed). */
 const origin = (h: string, o: string, allowed: boolean): Step => ({
@@ -131,6 +134,48 @@ export const CORS_CASES: readonly NginxCase[] = [
       origin(wild, 'http://abc.origin.com:8080', true),
       origin(wild, 'http://bar.foo.origin.cors.com', false),
       origin(wild, 'http://abc.origin.com', false),
+    ],
+  },
+  {
+    name: 'cors-allow-origin: "*" in the list, or a blank list, allows every origin with "*"',
+    annotations: ['enable-cors', 'cors-allow-origin'],
+    objects: [
+      ingress('cors-star-list', starList, [['/']], {
+        'enable-cors': 'true',
+        'cors-allow-origin': '*, foo.bar.com',
+      }),
+      ingress('cors-blank', blank, [['/']], {
+        'enable-cors': 'true',
+        'cors-allow-origin': '      ',
+      }),
+    ],
+    steps: [
+      {
+        req: get(blank, '/', { headers: { Origin: 'http://origin.com' } }),
+        expect: { status: 200, headers: { [ACAO]: '*' } },
+      },
+      { req: get(starList, '/'), expect: { status: 200, headers: { [ACAO]: '*' } } },
+      {
+        req: get(starList, '/', { headers: { Origin: 'http://other.example' } }),
+        expect: { status: 200, headers: { [ACAO]: '*' } },
+      },
+    ],
+  },
+  {
+    name: 'cors-allow-origin: other schemes match, blank and trailing list items are ignored',
+    annotations: ['enable-cors', 'cors-allow-origin'],
+    objects: [
+      ingress('cors-schemes', schemes, [['/']], {
+        'enable-cors': 'true',
+        'cors-allow-origin':
+          'test://localhost, tauri://localhost:3000, https://origin-123.cors.com:8080,   ,https://origin-321.cors.com:8080,',
+      }),
+    ],
+    steps: [
+      origin(schemes, 'test://localhost', true),
+      origin(schemes, 'tauri://localhost:3000', true),
+      origin(schemes, 'https://origin-321.cors.com:8080', true),
+      origin(schemes, 'https://origin-999.cors.com:8080', false),
     ],
   },
 ];

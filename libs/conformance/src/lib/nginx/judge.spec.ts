@@ -62,6 +62,10 @@ describe('the ingress-nginx suite judge', () => {
       /lacks/,
     );
     expect(judge(answer(), { cookie: null })).toMatch(/no Set-Cookie/);
+    expect(judge(answer(), { cookie: { name: 'SERVERID', lacks: ['; max-age'] } })).toMatch(
+      /has \["; max-age"\]/,
+    );
+    expect(judge(answer(), { cookie: { name: 'SERVERID', lacks: ['; Secure'] } })).toBeUndefined();
   });
 
   it('asks for an echo answer when the backend is judged', () => {

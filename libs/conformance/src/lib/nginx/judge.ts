@@ -18,8 +18,12 @@ export interface Expect {
   readonly backendHeaders?: Readonly<Record<string, HeaderWant>>;
   /** Response headers (any case). */
   readonly headers?: Readonly<Record<string, HeaderWant>>;
-  /** A Set-Cookie line for this cookie name, containing each of these attributes (null: no such cookie). */
-  readonly cookie?: { readonly name: string; readonly contains?: readonly string[] } | null;
+  /** A Set-Cookie line for this cookie name, containing each of `contains` and none of `lacks` (any case; null: no cookie at all). */
+  readonly cookie?: {
+    readonly name: string;
+    readonly contains?: readonly string[];
+    readonly lacks?: readonly string[];
+  } | null;
 }
 
 const show = (v: unknown) => JSON.stringify(v);
@@ -53,10 +57,11 @@ function cookieWrong(a: Answer, want: NonNullable<Expect['cookie']> | null): str
   }
   const line = cookieLine(a, want.name);
   if (line === undefined) return `expected a Set-Cookie for ${want.name}, got ${show(a.cookies)}`;
-  const missing = (want.contains ?? []).filter(
-    (p) => !line.toLowerCase().includes(p.toLowerCase()),
-  );
-  return missing.length === 0 ? undefined : `Set-Cookie ${show(line)} lacks ${show(missing)}`;
+  const has = (p: string) => line.toLowerCase().includes(p.toLowerCase());
+  const missing = (want.contains ?? []).filter((p) => !has(p));
+  if (missing.length > 0) return `Set-Cookie ${show(line)} lacks ${show(missing)}`;
+  const extra = (want.lacks ?? []).filter(has);
+  return extra.length === 0 ? undefined : `Set-Cookie ${show(line)} has ${show(extra)}`;
 }
 
 function backendWrong(a: Answer, x: Expect): string | undefined {

@@ -10,7 +10,11 @@ const body = host('body-size');
 const tls = host('backend-https');
 const sticky = host('affinity');
 const stickyAttrs = host('affinity-attributes');
+const cookieAttrs = host('affinity-domain');
+const cookiePlain = host('affinity-plain');
+const twoPaths = host('affinity-two-paths');
 const rr = host('load-balance');
+const tlsLower = host('backend-https-lower');
 const conns = host('limit-connections');
 const rps = host('limit-rps');
 
@@ -151,6 +155,18 @@ export const TRAFFIC_CASES: readonly NginxCase[] = [
     ],
   },
   {
+    name: 'backend-protocol: the value is read case-insensitively ("https")',
+    annotations: ['backend-protocol'],
+    objects: [
+      ingress('backend-https-lower', tlsLower, [['/', 'echo-tls']], {
+        'backend-protocol': 'https',
+      }),
+    ],
+    steps: [
+      { req: get(tlsLower, '/'), expect: { status: 200, service: 'echo-tls', backendTls: true } },
+    ],
+  },
+  {
     name: 'affinity: cookie with session-cookie-name pins a client to the pod that set it',
     annotations: ['affinity', 'session-cookie-name'],
     objects: [
@@ -191,6 +207,67 @@ export const TRAFFIC_CASES: readonly NginxCase[] = [
       },
     ],
     script: (t) => expiresIn(t, 172800),
+  },
+  {
+    name: 'affinity: session-cookie-domain, -secure and -path set those attributes, none without them',
+    annotations: [
+      'affinity',
+      'session-cookie-domain',
+      'session-cookie-secure',
+      'session-cookie-path',
+    ],
+    objects: [
+      ingress('affinity-plain', cookiePlain, [['/']], {
+        affinity: 'cookie',
+        'session-cookie-name': 'NoDomainCookie',
+      }),
+      ingress('affinity-domain', cookieAttrs, [['/']], {
+        affinity: 'cookie',
+        'session-cookie-name': 'DomainCookie',
+        'session-cookie-domain': 'foo.bar',
+        'session-cookie-secure': 'true',
+        'session-cookie-path': '/foo/bar',
+      }),
+    ],
+    steps: [
+      {
+        req: get(cookieAttrs, '/'),
+        expect: {
+          status: 200,
+          cookie: {
+            name: 'DomainCookie',
+            contains: ['Domain=foo.bar', '; Secure', 'Path=/foo/bar'],
+          },
+        },
+      },
+      {
+        req: get(cookiePlain, '/'),
+        expect: {
+          status: 200,
+          cookie: { name: 'NoDomainCookie', lacks: ['; Domain', '; Secure'] },
+        },
+      },
+    ],
+  },
+  {
+    name: 'affinity: each path of the Ingress sets the cookie with its own Path',
+    annotations: ['affinity'],
+    objects: [
+      ingress('affinity-two-paths', twoPaths, [['/something'], ['/somewhereelse']], {
+        affinity: 'cookie',
+        'session-cookie-name': 'SERVERID',
+      }),
+    ],
+    steps: [
+      {
+        req: get(twoPaths, '/something'),
+        expect: { status: 200, cookie: { name: 'SERVERID', contains: ['Path=/something'] } },
+      },
+      {
+        req: get(twoPaths, '/somewhereelse'),
+        expect: { status: 200, cookie: { name: 'SERVERID', contains: ['Path=/somewhereelse'] } },
+      },
+    ],
   },
   {
     name: 'load-balance: round_robin spreads requests over every pod of the Service',
