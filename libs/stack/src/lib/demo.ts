@@ -74,11 +74,13 @@ export interface Demo {
  * every HAProxy pod and through the node ports.
  */
 export async function startDemo(
-  options: StackOptions & { dir: string; library?: DemoLibrary },
+  options: Omit<StackOptions, 'library'> & { dir: string; library?: DemoLibrary },
 ): Promise<Demo> {
-  const library = demoLibrary(options.library ?? 'ingress');
+  // the chart picks the library by name (StackOptions.library is an assembled one, unused here)
+  const { library: name, ...stackOptions } = options;
+  const library = demoLibrary(name ?? 'ingress');
   const stack = await Stack.start({
-    ...options,
+    ...stackOptions,
     install: 'chart',
     chartValues: { ...libraryChartValues(library), ...options.chartValues },
   });
