@@ -44,6 +44,8 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
   private indexSynced = false;
   private pods: readonly HaproxyPod[] = [];
   private previous: PreviousDeployment | undefined;
+  /** The notices of the last successful render (each logged once while it stays). */
+  private notices = new Set<string>();
   private configGeneration = 0;
   private compiledFor: TemplateConfig | undefined;
   /** Whether the pods' read-back (dataplane.readback) has arrived; resolves the first render's wait. */
@@ -209,6 +211,13 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     await this.publish(result, performance.now() - started);
   }
 
+  /** Logs each notice (a served object with something to report) when it first appears. */
+  private logNotices(notices: readonly { message: string }[]): void {
+    const now = new Set(notices.map((n) => n.message));
+    for (const message of now) if (!this.notices.has(message)) this.logger.warn(message);
+    this.notices = now;
+  }
+
   private async publish(result: RenderResult, durationMs: number): Promise<void> {
     for (const q of result.quarantined) {
       const { watched, namespace, name } = q.object;
@@ -224,6 +233,7 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
       });
       return;
     }
+    this.logNotices(result.notices ?? []);
     const { hash, outputs } = result;
     this.bus.setState('render.rendered', {
       hash,

@@ -22,6 +22,7 @@ import type {
   ObjectRef,
   QuarantinedObject,
   RenderInputs,
+  RenderNotice,
   RenderProblem,
   RenderResult,
   RenderSnapshot,
@@ -34,7 +35,11 @@ export const DEFAULT_MAX_QUARANTINE = 10;
 type Gen<T> = Generator<unknown, T, unknown>;
 
 type Attempt =
-  | { readonly ok: true; readonly outputs: RenderedOutputs }
+  | {
+      readonly ok: true;
+      readonly outputs: RenderedOutputs;
+      readonly notices?: readonly RenderNotice[];
+    }
   | { readonly ok: false; readonly problems: readonly RenderProblem[] };
 
 function resourcesOf(state: RenderState): Record<string, unknown> {
@@ -122,6 +127,9 @@ function globalsFor(
     extra,
     watched: state.watchedNames,
     incremental: inputs.incremental !== false,
+    notice: (n: RenderNotice): void => {
+      state.notices.push(n);
+    },
   };
   for (const provider of providersOf(compiled, inputs)) {
     const compute = (): unknown => provider.provide(state.snapshot, context);
@@ -322,6 +330,7 @@ function* renderOnce(
     listOwners: new WeakMap(),
     certificates: new Map(),
     crtLists: new Map(),
+    notices: [],
     ...(fragments ? { fragments } : {}),
     ...(pacer ? { pacer } : {}),
   };
@@ -343,7 +352,8 @@ function* renderOnce(
       return { ok: false, problems: problemsOf(err, t.label) };
     }
   }
-  return collect(compiled, state, rendered);
+  const done = collect(compiled, state, rendered);
+  return done.ok && state.notices.length > 0 ? { ...done, notices: state.notices } : done;
 }
 
 /** The digests of the outputs last hashed, by output, with the content each was taken of. */
@@ -446,7 +456,8 @@ function* renderAttempts(
         cache.settle({ previous: inputs.previous, extra: extraText(compiled, inputs) });
       }
       const hash = contentHash(attempt.outputs, inputs.incremental !== false);
-      return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts };
+      const notices = attempt.notices ? { notices: attempt.notices } : {};
+      return { ok: true, outputs: attempt.outputs, hash, quarantined, attempts, ...notices };
     }
     // Every problem must be explained by an object not yet left out; at most `max` in all.
     const fresh = quarantinable(attempt.problems, excluded);

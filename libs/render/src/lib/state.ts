@@ -1,7 +1,7 @@
 import type { Context } from 'liquidjs';
 import type { Pacer } from './drive.js';
 import type { FragmentSession } from './fragments.js';
-import type { RenderSnapshot } from './types.js';
+import type { RenderNotice, RenderSnapshot } from './types.js';
 
 /** Where maps, general files and certificates live on the HAProxy side. */
 export interface OutputDirs {
@@ -19,6 +19,8 @@ export interface RenderState {
   readonly listOwners: WeakMap<object, string>;
   readonly certificates: Map<string, string>;
   readonly crtLists: Map<string, string>;
+  /** Notices the context providers gave in this render attempt. */
+  readonly notices: RenderNotice[];
   /** The fragment cache of this render (incremental rendering); absent when it is off. */
   readonly fragments?: FragmentSession;
   /** Set when the render gives way to the event loop (`renderYielding`): when it is due to. */

@@ -58,6 +58,16 @@ export interface RenderProblem {
   readonly rendering?: ObjectRef;
 }
 
+/**
+ * Something a render served but wants reported (e.g. an annotation an Ingress carries that the
+ * library does not honour): not a failure, the object is served.
+ */
+export interface RenderNotice {
+  readonly message: string;
+  /** The watched object the notice is about. */
+  readonly object?: ObjectRef;
+}
+
 /** An object left out of a render because it alone made the render fail. */
 export interface QuarantinedObject {
   readonly object: ObjectRef;
@@ -79,6 +89,8 @@ export type RenderResult =
       readonly quarantined: readonly QuarantinedObject[];
       /** Render attempts made (1 when nothing was quarantined). */
       readonly attempts: number;
+      /** What context providers asked to report about served objects (the last attempt's). */
+      readonly notices?: readonly RenderNotice[];
     }
   | {
       readonly ok: false;
@@ -108,6 +120,8 @@ export interface ProviderContext {
    * reusing nothing it kept from earlier renders.
    */
   readonly incremental?: boolean;
+  /** Reports a notice with the render's result (the object is still served). */
+  readonly notice?: (notice: RenderNotice) => void;
 }
 
 /**

@@ -23,7 +23,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     R,
     'ssl-redirect',
     'Redirect HTTP to HTTPS (308) when the host has TLS; on by default.',
-    "`http-request redirect scheme https code 308` on the host's paths when it has TLS.",
+    '`http-request redirect location https://<host><path> code 308` for the TLS hosts of the Ingress, unless the request is HTTPS.',
     {
       status: 'deviation',
       deviation:
@@ -34,7 +34,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     R,
     'force-ssl-redirect',
     'Redirect HTTP to HTTPS even without TLS on the Ingress (e.g. TLS ended in front).',
-    '`http-request redirect scheme https code 308` unless the request is already HTTPS.',
+    '`http-request redirect location https://<host><path> code 308` unless the request is already HTTPS.',
     { status: 'honoured' },
   ),
   pending(
@@ -62,7 +62,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     R,
     'app-root',
     'Redirect requests for `/` to this path (302).',
-    '`http-request redirect location <path> code 302 if { path / }`.',
+    '`http-request redirect location <scheme>://<host><path> code 302 if { path / }`.',
     {
       status: 'deviation',
       deviation:
@@ -84,7 +84,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     R,
     'use-regex',
     'Treat every path of the host as a case-insensitive regular expression (nginx `~*`), ordered longest first.',
-    "A `path_reg -i` match per path, in ingress-nginx's location order.",
+    "Every path of the host in a `map_reg` map, `^<host>(?i:<path>)`, in ingress-nginx's location order.",
     { status: 'honoured' },
   ),
   pending(

@@ -5,7 +5,13 @@
 // not honoured yet are listed (`unhonoured`) for the controller to report.
 import { objectRef } from '../snapshot.js';
 import { RejectedObjectsError } from '../provenance.js';
-import type { ContextProvider, ProviderContext, RenderProblem, RenderSnapshot } from '../types.js';
+import type {
+  ContextProvider,
+  ProviderContext,
+  RenderNotice,
+  RenderProblem,
+  RenderSnapshot,
+} from '../types.js';
 import { ingressModel, servedReadsOf, type IngressModel } from '../ingress/model.js';
 import { field, items, path, str } from '../liquid-values.js';
 import { judgeAnnotation } from './catalogue.js';
@@ -77,17 +83,25 @@ function judge(ing: object): Judged {
   return judged;
 }
 
-const BUILT = new WeakMap<IngressModel, { model: NginxModel; problems: RenderProblem[] }>();
+interface Built {
+  readonly model: NginxModel;
+  readonly problems: readonly RenderProblem[];
+  readonly notices: readonly RenderNotice[];
+}
 
-function nginxModelOf(model: IngressModel): { model: NginxModel; problems: RenderProblem[] } {
+const BUILT = new WeakMap<IngressModel, Built>();
+
+function nginxModelOf(model: IngressModel): Built {
   const known = BUILT.get(model);
   if (known) return known;
   const problems: RenderProblem[] = [];
   const unhonoured: Unhonoured[] = [];
+  const notices: RenderNotice[] = [];
   for (const ing of model.served) {
     const j = judge(ing);
     if (j.problem) problems.push(j.problem);
     unhonoured.push(...j.unhonoured);
+    notices.push(...j.unhonoured.map((u) => noticeOf(ing, u)));
   }
   const routes = nginxRoutes(servedReadsOf(model), (r, err) =>
     problems.push(problemOf(r.ing, err)),
@@ -102,9 +116,19 @@ function nginxModelOf(model: IngressModel): { model: NginxModel; problems: Rende
       unhonoured,
     },
     problems,
+    notices,
   };
   BUILT.set(model, built);
   return built;
+}
+
+/** The notice of an annotation served without effect (the controller logs it). */
+function noticeOf(ing: object, u: Unhonoured): RenderNotice {
+  const what = u.verdict === 'unknown' ? 'unknown' : 'not honoured';
+  return {
+    message: `Ingress ${u.ingress}: annotation ${u.annotation} is ${what}, served without it (${u.detail})`,
+    object: objectRef('ingresses', ing),
+  };
 }
 
 function listed(snapshot: RenderSnapshot, context: ProviderContext, watched: string) {
@@ -140,6 +164,7 @@ export const ingressNginxProvider: ContextProvider = {
     const nginx = nginxModelOf(model);
     const all = [...problems, ...nginx.problems];
     if (all.length > 0) throw new RejectedObjectsError(all);
+    for (const n of nginx.notices) context.notice?.(n);
     return nginx.model;
   },
 };
