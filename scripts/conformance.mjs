@@ -2,6 +2,9 @@
 // `npm run conformance -- --suite ingress [-o json] [--report FILE] [--feature F.feature ...]`: runs a conformance suite
 // (Gherkin features under test/conformance/<suite>/) against the stack and prints its report.
 // `--suite gateway-api [--case NAME ...]`: the Gateway API cases (libs/conformance/src/lib/gateway).
+// `--suite ingress-nginx [--case NAME ...] [--haproxy-major M ...]`: haptic's behavioural suite of
+// the ingress-nginx library (libs/conformance/src/lib/nginx): every case on the first major (3.0),
+// the core routing cases on the others too (default 3.0 and 2.6).
 // Exit code 1 when a case failed or was skipped.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,8 +21,11 @@ const { values } = parseArgs({
     report: { type: 'string' },
     // Only these feature files of the suite (by file name), e.g. for a short run in `npm test`.
     feature: { type: 'string', multiple: true },
-    // gateway-api: only these cases (by upstream test name, e.g. HTTPRouteWeight).
+    // gateway-api: only these cases (by upstream test name, e.g. HTTPRouteWeight); ingress-nginx:
+    // by case name.
     case: { type: 'string', multiple: true },
+    // ingress-nginx: the HAProxy majors (the first runs every case, the others the core ones).
+    'haproxy-major': { type: 'string', multiple: true },
   },
 });
 
@@ -36,13 +42,17 @@ if (!existsSync(join(root, 'dist/libs/conformance/src/index.js')))
 
 const { runSuite, formatReport } = await import('#conformance');
 const features =
-  values.suite === 'gateway-api'
+  values.suite === 'gateway-api' || values.suite === 'ingress-nginx'
     ? values.case
     : values.feature?.map((f) => join(root, 'test/conformance', values.suite, f));
-const report = await runSuite(values.suite, features, (c) =>
-  process.stderr.write(
-    `${c.result === 'passed' ? 'ok  ' : c.result === 'failed' ? 'FAIL' : 'skip'} ${c.name}\n`,
-  ),
+const report = await runSuite(
+  values.suite,
+  features,
+  (c) =>
+    process.stderr.write(
+      `${c.result === 'passed' ? 'ok  ' : c.result === 'failed' ? 'FAIL' : 'skip'} ${c.name}${c.result === 'failed' && c.reason ? `\n     ${c.reason}` : ''}\n`,
+    ),
+  { haproxyMajors: values['haproxy-major'] },
 );
 if (values.report) await writeFile(values.report, `${JSON.stringify(report, null, 2)}\n`);
 process.stdout.write(

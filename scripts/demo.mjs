@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run demo`: kube-sim, node-sim, haptic (HAProxy pods with the agent and a real HAProxy, the
 // controller) and example Ingresses; prints what runs and what to try. Ctrl-C/SIGTERM stops all.
-//   --state-file FILE   write {kubeconfig, haproxy, controller, agent, hosts} as JSON once serving
+//   --state-file FILE   write {kubeconfig, haproxy, controller, agent, hosts, ingressClass, library}
+//                       as JSON once serving
+//   --library NAME      the chart's template library: ingress (default) or ingress-nginx
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,12 +14,37 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({
-  options: { 'state-file': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-});
+const USAGE = `usage: npm run demo [-- [--library NAME] [--state-file FILE]]
+  --library NAME      the chart's template library (controller.config.library): ingress (default;
+                      IngressClass haptic) or ingress-nginx (the nginx.ingress.kubernetes.io/*
+                      annotations honoured; IngressClass nginx)
+  --state-file FILE   once serving, write {kubeconfig, haproxy, controller, agent, hosts,
+                      ingressClass, library} as JSON
+`;
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      'state-file': { type: 'string' },
+      library: { type: 'string', default: 'ingress' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (e) {
+  process.stderr.write(`${e instanceof Error ? e.message : e}\n${USAGE}`);
+  process.exit(2);
+}
 if (values.help) {
-  process.stdout.write('usage: npm run demo [-- --state-file FILE]\n');
+  process.stdout.write(USAGE);
   process.exit(0);
+}
+// Known before anything starts: a typo is a usage error, not a failed demo.
+const LIBRARIES = ['ingress', 'ingress-nginx'];
+if (!LIBRARIES.includes(values.library)) {
+  process.stderr.write(
+    `unknown library "${values.library}" (--library takes one of: ${LIBRARIES.join(', ')})\n`,
+  );
+  process.exit(2);
 }
 
 /** Runs a setup step quietly; prints its output and exits when it fails. */
@@ -79,10 +106,10 @@ setInterval(() => {
 }, 500).unref();
 
 process.stdout.write(
-  'starting kube-sim and node-sim, installing the chart (two HAProxy pods, two controllers), applying examples...\n',
+  `starting kube-sim and node-sim, installing the chart with the ${values.library} library (two HAProxy pods, two controllers), applying examples...\n`,
 );
 try {
-  demo = await startDemo({ dir, log: (l) => logLines.push(l) });
+  demo = await startDemo({ dir, library: values.library, log: (l) => logLines.push(l) });
 } catch (e) {
   process.stderr.write(`the demo did not come up: ${e instanceof Error ? e.message : e}\n`);
   process.stderr.write(`${logLines.slice(-20).join('\n')}\n`);

@@ -58,6 +58,26 @@ const gatewayConformance = {
   ],
 };
 
+/**
+ * haptic's ingress-nginx suite, a short run of it: two core routing cases (on HAProxy 3.0 and
+ * again on 2.6), a redirect, a rewrite with capture groups, X-Forwarded-Prefix, CORS, a source
+ * allowlist and cookie affinity (on 3.0). `npm run conformance -- --suite ingress-nginx` runs
+ * every case.
+ */
+const nginxConformance = {
+  name: 'conformance-ingress-nginx',
+  cases: [
+    'routing: Prefix matches whole path elements, Exact only its path, ImplementationSpecific as Prefix',
+    'routing: several Ingresses of one host are merged into one server',
+    'ssl-redirect: a TLS host redirects HTTP to HTTPS with 308 by default',
+    'rewrite-target: capture groups of the path fill $1, $2',
+    'x-forwarded-prefix: the backend sees X-Forwarded-Prefix with the value given',
+    'allowlist-source-range / whitelist-source-range: a client in a range is served, others get 403',
+    'enable-cors: a preflight gets 204 with the default CORS headers, a GET the same headers',
+    'affinity: cookie with session-cookie-name pins a client to the pod that set it',
+  ],
+};
+
 const only = process.argv.slice(2);
 const ci = process.env['CI'] === 'true' || process.env['CI'] === '1';
 
@@ -97,7 +117,7 @@ function skippedNames(report) {
 const needsSetUp =
   only.length === 0 ||
   only.includes('set-up') ||
-  [...suites, conformance, gatewayConformance].some((s) => only.includes(s.name));
+  [...suites, conformance, gatewayConformance, nginxConformance].some((s) => only.includes(s.name));
 const selected = (name) =>
   name === 'set-up' ? needsSetUp : only.length === 0 || only.includes(name);
 
@@ -224,6 +244,32 @@ if (selected(gatewayConformance.name)) {
   });
 }
 
+if (selected(nginxConformance.name)) {
+  process.stdout.write(
+    `\n── tests: ${nginxConformance.name} (${nginxConformance.cases.length} cases) ──\n`,
+  );
+  const report = `${cache}/conformance-ingress-nginx.json`;
+  rmSync(report, { force: true });
+  const started = Date.now();
+  const code = await run('node', [
+    'scripts/conformance.mjs',
+    '--suite',
+    'ingress-nginx',
+    '--report',
+    report,
+    ...nginxConformance.cases.flatMap((c) => ['--case', c]),
+  ]);
+  const r = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined;
+  const failed = r ? r.failed + (code !== 0 && r.failed === 0 ? 1 : 0) : 1;
+  results.push({
+    name: `tests: ${nginxConformance.name}`,
+    passed: r ? r.passed : 0,
+    failed,
+    skipped: r ? r.skipped : 0,
+    ms: Date.now() - started,
+  });
+}
+
 const total = results.reduce(
   (t, r) => ({
     passed: t.passed + r.passed,
@@ -235,7 +281,7 @@ const total = results.reduce(
 process.stdout.write('\n── summary ──\n');
 for (const r of results) {
   process.stdout.write(
-    `${r.failed ? 'FAIL' : 'ok  '} ${r.name.padEnd(24)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${(r.ms / 1000).toFixed(1)} s\n`,
+    `${r.failed ? 'FAIL' : 'ok  '} ${r.name.padEnd(34)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${(r.ms / 1000).toFixed(1)} s\n`,
   );
 }
 // The failed tests by name, at the end where a truncated log still shows them.

@@ -11,5 +11,15 @@ export {
 export { repoRoot } from './lib/paths.js';
 export { assembleLibrary, assembleIngressLibrary } from './lib/library.js';
 export { StackError } from './lib/stack.errors.js';
-export { startDemo, describeDemo, type Demo, type DemoState } from './lib/demo.js';
+export {
+  startDemo,
+  describeDemo,
+  demoLibrary,
+  libraryChartValues,
+  releaseIngressClass,
+  DEMO_LIBRARIES,
+  type Demo,
+  type DemoLibrary,
+  type DemoState,
+} from './lib/demo.js';
 export { servedBy, type EchoSeen } from './lib/serving.js';

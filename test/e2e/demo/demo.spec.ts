@@ -17,6 +17,8 @@ interface State {
   controller: { health: string; metrics: string; webhook: string };
   agent: string;
   hosts: string[];
+  ingressClass: string;
+  library: string;
 }
 
 /** Processes whose command line or environment names `dir` (every pod process, HAProxy included). */
@@ -105,6 +107,7 @@ describe('npm run demo', () => {
     expect(secure.status).toBe(200);
     expect(secure.peerAltNames).toContain('DNS:secure.demo.local');
     expect(state.hosts).toEqual(['web.demo.local', 'secure.demo.local']);
+    expect(state).toMatchObject({ ingressClass: 'haptic', library: 'ingress' });
   });
 
   it('serves the controller health, metrics and the agent API named in the state file', async () => {

@@ -28,6 +28,8 @@ export interface EchoConfig {
   readonly httpsPort: number;
   readonly tls?: EchoTlsFiles;
   readonly context: EchoContext;
+  /** `httpbun`: httpbun's routes (`/status/N`, `/cookies/set`, `/info`, ...) answer before the echo. */
+  readonly profile?: 'httpbun';
 }
 
 /** Command-line flags; each wins over the environment variable that means the same. */
@@ -37,7 +39,10 @@ export interface EchoOptions {
   readonly grpc?: boolean;
   readonly h2cPort?: string;
   readonly httpsPort?: string;
-  /** `echo-basic` applies the upstream image's defaults (h2c on 3001). */
+  /**
+   * `echo-basic` applies the upstream image's defaults (h2c on 3001); `httpbun` serves httpbun's
+   * routes too, on HTTPBUN_BIND's port (else HTTP_PORT, else 80, as the image).
+   */
   readonly profile?: string;
 }
 
@@ -47,6 +52,16 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export const DEFAULT_HTTP_PORT = 3000;
 export const DEFAULT_H2C_PORT = 3001;
 export const DEFAULT_HTTPS_PORT = 8443;
+/** The httpbun image's port. */
+export const HTTPBUN_DEFAULT_PORT = 80;
+
+const PROFILES = ['echo-basic', 'httpbun'];
+
+/** The port of httpbun's HTTPBUN_BIND (`:80`, `0.0.0.0:8080`), or undefined when unset. */
+function httpbunBindPort(env: Env): string | undefined {
+  const bind = firstSet(env['HTTPBUN_BIND']);
+  return bind === undefined ? undefined : bind.slice(bind.lastIndexOf(':') + 1);
+}
 
 function parsePort(value: string, what: string): number {
   const n = Number(value);
@@ -86,8 +101,17 @@ export function resolveEchoConfig(options: EchoOptions, env: Env): EchoConfig {
   const mode =
     options.grpc === true || firstSet(env['GRPC_ECHO_SERVER']) !== undefined ? 'grpc' : 'http';
   const address = firstSet(options.address, env['POD_IP']) ?? '127.0.0.1';
+  if (options.profile !== undefined && !PROFILES.includes(options.profile)) {
+    throw new EchoConfigError(
+      `unknown profile ${JSON.stringify(options.profile)} (known: ${PROFILES.join(', ')})`,
+    );
+  }
+  const httpbun = options.profile === 'httpbun';
   const httpPort = parsePort(
-    firstSet(options.port, env['HTTP_PORT']) ?? String(DEFAULT_HTTP_PORT),
+    (httpbun
+      ? firstSet(options.port, httpbunBindPort(env), env['HTTP_PORT'])
+      : firstSet(options.port, env['HTTP_PORT'])) ??
+      String(httpbun ? HTTPBUN_DEFAULT_PORT : DEFAULT_HTTP_PORT),
     'port',
   );
   const httpsPort = parsePort(
@@ -95,11 +119,6 @@ export function resolveEchoConfig(options: EchoOptions, env: Env): EchoConfig {
     'https port',
   );
   const upstreamProfile = options.profile === 'echo-basic';
-  if (options.profile !== undefined && !upstreamProfile) {
-    throw new EchoConfigError(
-      `unknown profile ${JSON.stringify(options.profile)} (known: echo-basic)`,
-    );
-  }
   const h2cRaw =
     firstSet(options.h2cPort, env['H2C_PORT']) ??
     (upstreamProfile ? String(DEFAULT_H2C_PORT) : undefined);
@@ -118,5 +137,6 @@ export function resolveEchoConfig(options: EchoOptions, env: Env): EchoConfig {
     context,
     ...(h2cRaw === undefined || mode === 'grpc' ? {} : { h2cPort: parsePort(h2cRaw, 'h2c port') }),
     ...(tls === undefined ? {} : { tls }),
+    ...(httpbun ? { profile: 'httpbun' as const } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { TLSSocket, type PeerCertificate } from 'node:tls';
 import type { EchoConfig, EchoContext, EchoTlsFiles } from './echo-config.js';
 import { EchoStartError } from './echo.errors.js';
+import { answerHttpbun, httpbunDelay } from './httpbun.js';
 import {
   buildRequestAssertions,
   echoSetHeaders,
@@ -82,6 +83,7 @@ function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
       method: req.method ?? 'GET',
       httpVersion: req.httpVersion,
       rawHeaders: req.rawHeaders,
+      ...(socket?.remoteAddress === undefined ? {} : { remoteAddress: socket.remoteAddress }),
       ...(socket instanceof TLSSocket ? { tls: tlsOf(socket) } : {}),
     },
     context,
@@ -121,6 +123,22 @@ export function handleEchoRequest(req: AnyRequest, res: AnyResponse, context: Ec
   echo(req, res, context);
 }
 
+type Handler = (req: AnyRequest, res: AnyResponse) => void;
+
+/** The request handler of a configuration: the echo, or httpbun's routes in front of it. */
+function handlerOf(config: EchoConfig): Handler {
+  const context = config.context;
+  if (config.profile !== 'httpbun') return (req, res) => handleEchoRequest(req, res, context);
+  return (req, res) => {
+    const delay = httpbunDelay(req.url ?? '/');
+    if (delay !== undefined) {
+      setTimeout(() => echo(req, res, context), delay * 1000).unref();
+      return;
+    }
+    if (!answerHttpbun(req, res, context)) handleEchoRequest(req, res, context);
+  };
+}
+
 function listen(server: Server, address: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (e: Error): void =>
@@ -147,7 +165,7 @@ function closer(server: Server): () => Promise<void> {
     });
 }
 
-async function secureServer(tls: EchoTlsFiles, context: EchoContext): Promise<Server> {
+async function secureServer(tls: EchoTlsFiles, handle: Handler): Promise<Server> {
   const [cert, key, ca] = await Promise.all([
     readFile(tls.certFile),
     readFile(tls.keyFile),
@@ -166,7 +184,7 @@ async function secureServer(tls: EchoTlsFiles, context: EchoContext): Promise<Se
       allowHTTP1: true,
       ...(ca === undefined ? {} : { ca, requestCert: true, rejectUnauthorized: false }),
     },
-    (req, res) => handleEchoRequest(req, res, context),
+    handle,
   );
   if (ca !== undefined) {
     server.on('secureConnection', (socket: TLSSocket) => {
@@ -191,18 +209,12 @@ export async function startHttpEcho(config: EchoConfig): Promise<RunningEcho> {
   const close = async (): Promise<void> => {
     await Promise.all(closers.map((c) => c()));
   };
+  const handle = handlerOf(config);
   try {
-    await add(
-      'http',
-      http.createServer((req, res) => handleEchoRequest(req, res, config.context)),
-      config.httpPort,
-    );
-    if (config.h2cPort !== undefined) {
-      const h2c = http2.createServer((req, res) => handleEchoRequest(req, res, config.context));
-      await add('h2c', h2c, config.h2cPort);
-    }
+    await add('http', http.createServer(handle), config.httpPort);
+    if (config.h2cPort !== undefined) await add('h2c', http2.createServer(handle), config.h2cPort);
     if (config.tls !== undefined)
-      await add('https', await secureServer(config.tls, config.context), config.httpsPort);
+      await add('https', await secureServer(config.tls, handle), config.httpsPort);
   } catch (e) {
     await close();
     throw e;

@@ -41,6 +41,7 @@ describe('request assertions', () => {
       'service',
       'pod',
       'sni',
+      'remoteAddress',
     ]);
     expect(plain).toMatchObject({ path: '/p?q=1', proto: 'HTTP/1.1', pod: 'pod-1', sni: '' });
     const tls = {

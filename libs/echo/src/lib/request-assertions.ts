@@ -25,6 +25,8 @@ export interface RequestAssertions {
   readonly pod: string;
   readonly tls?: TlsAssertions;
   readonly sni: string;
+  /** The peer address of the connection (haptic's addition; behind a proxy, the proxy's address). */
+  readonly remoteAddress: string;
 }
 
 /** What the HTTP layer saw of one request, independent of HTTP/1.1 or HTTP/2. */
@@ -36,6 +38,7 @@ export interface SeenRequest {
   /** Header names and values in arrival order, as flat pairs (Node's `rawHeaders`). */
   readonly rawHeaders: readonly string[];
   readonly tls?: TlsAssertions;
+  readonly remoteAddress?: string;
 }
 
 /** Go's canonical header spelling (`x-forwarded-for` → `X-Forwarded-For`), as the upstream echoes it. */
@@ -72,6 +75,7 @@ export function buildRequestAssertions(req: SeenRequest, context: EchoContext): 
     pod: context.pod,
     ...(req.tls === undefined ? {} : { tls: req.tls }),
     sni: req.tls?.serverName ?? '',
+    remoteAddress: req.remoteAddress ?? '',
   };
 }
 

@@ -23,6 +23,17 @@ describe('image table', () => {
     expect(runnerOf('gcr.io/k8s-staging-ingressconformance/echoserver:v20221109')).toBe('echo');
   });
 
+  it("maps ingress-nginx's httpbun image to haptic echo with the httpbun profile", () => {
+    const image =
+      'registry.k8s.io/ingress-nginx/httpbun:v1.2.9@sha256:be2bdcaadd60c0208dde6d0f029106e1b82a9837dc7580e821ef4071de23777b';
+    expect(ruleFor({ image }, DEFAULT_IMAGE_TABLE)).toMatchObject({
+      runner: 'echo',
+      profile: 'httpbun',
+    });
+    expect(ruleFor({ image: 'sharat87/httpbun' }, DEFAULT_IMAGE_TABLE)?.profile).toBe('httpbun');
+    expect(ruleFor({ image: 'httpbun:latest' }, DEFAULT_IMAGE_TABLE)?.profile).toBe('httpbun');
+  });
+
   it('maps haptic images and the HAProxy/Dataplane images', () => {
     expect(runnerOf('ghcr.io/example/haptic:0.1.0')).toBe('run');
     expect(runnerOf('ghcr.io/example/haptic-agent:0.1.0')).toBe('agent');

@@ -50,6 +50,8 @@ export const DEFAULT_IMAGE_TABLE: readonly ImageRule[] = [
   { image: '**/echo-basic', runner: 'echo', profile: 'echo-basic' },
   { image: '**/ingressconformance/echoserver', runner: 'echo' },
   { image: '**/echoserver', runner: 'echo' },
+  // httpbun, the second test server of ingress-nginx's e2e suite (its /status, /cookies, /info...).
+  { image: '**/httpbun', runner: 'echo', profile: 'httpbun' },
 ];
 
 /** The repository of an image reference, without registry host, `library/`, tag or digest. */

@@ -1,10 +1,46 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { chartDir } from './chart.js';
 import { demoExamples, type Examples } from './examples.js';
 import { waitFor } from './http.js';
 import { servedBy } from './serving.js';
+import { StackError } from './stack.errors.js';
 import { Stack, type PodAddress, type StackOptions } from './stack.js';
 import { HAPROXY_SERVICE } from './topology.js';
+
+/** The chart's Ingress libraries the demo can install (its examples are Ingresses). */
+export const DEMO_LIBRARIES = ['ingress', 'ingress-nginx'] as const;
+export type DemoLibrary = (typeof DEMO_LIBRARIES)[number];
+
+/** The library name checked: one of DEMO_LIBRARIES and present in the chart, else a StackError naming the known ones. */
+export function demoLibrary(name: string): DemoLibrary {
+  const known = DEMO_LIBRARIES.find((l) => l === name);
+  if (known === undefined || !existsSync(join(chartDir(), 'libraries', known, 'library.yaml')))
+    throw new StackError(
+      `unknown library "${name}" (the demo installs one of: ${DEMO_LIBRARIES.join(', ')})`,
+    );
+  return known;
+}
+
+/** The chart values that select a library (none for the chart's default, the Ingress library). */
+export function libraryChartValues(library: DemoLibrary): Record<string, string> {
+  return library === 'ingress' ? {} : { 'controller.config.library': library };
+}
+
+interface IngressClassList {
+  items: { metadata: { name: string; labels?: Record<string, string> } }[];
+}
+
+/** The IngressClass the release created (the chart labels it with the release as instance). */
+export async function releaseIngressClass(stack: Stack): Promise<string> {
+  const list = await stack.get<IngressClassList>('/apis/networking.k8s.io/v1/ingressclasses');
+  const mine = list?.items.find(
+    (c) => c.metadata.labels?.['app.kubernetes.io/instance'] === Stack.RELEASE,
+  );
+  if (!mine) throw new StackError(`the chart created no IngressClass of release ${Stack.RELEASE}`);
+  return mine.metadata.name;
+}
 
 /** What `--state-file` receives once everything serves (scripts drive the demo with it). */
 export interface DemoState {
@@ -17,6 +53,9 @@ export interface DemoState {
   };
   readonly agent: string;
   readonly hosts: readonly string[];
+  /** The IngressClass the examples use (the library's: `haptic` for ingress, `nginx` for ingress-nginx). */
+  readonly ingressClass: string;
+  readonly library: DemoLibrary;
 }
 
 /** A running demo: the stack, its examples and what to print. */
@@ -29,11 +68,25 @@ export interface Demo {
   readonly caFile: string;
 }
 
-/** Brings the stack up with `helm install` of the chart, applies the examples and waits until every example route is served by every HAProxy pod and through the node ports. */
-export async function startDemo(options: StackOptions & { dir: string }): Promise<Demo> {
-  const stack = await Stack.start({ ...options, install: 'chart' });
+/**
+ * Brings the stack up with `helm install` of the chart (with `library`, default ingress), applies
+ * the examples with the release's IngressClass and waits until every example route is served by
+ * every HAProxy pod and through the node ports.
+ */
+export async function startDemo(
+  options: Omit<StackOptions, 'library'> & { dir: string; library?: DemoLibrary },
+): Promise<Demo> {
+  // the chart picks the library by name (StackOptions.library is an assembled one, unused here)
+  const { library: name, ...stackOptions } = options;
+  const library = demoLibrary(name ?? 'ingress');
+  const stack = await Stack.start({
+    ...stackOptions,
+    install: 'chart',
+    chartValues: { ...libraryChartValues(library), ...options.chartValues },
+  });
   try {
-    const examples = await demoExamples();
+    const ingressClass = await releaseIngressClass(stack);
+    const examples = await demoExamples(ingressClass);
     await stack.apply(examples.objects);
     const caFile = join(options.dir, 'secure.demo.local.crt');
     await writeFile(caFile, examples.tls.cert);
@@ -72,6 +125,8 @@ export async function startDemo(options: StackOptions & { dir: string }): Promis
       },
       agent: `http://${h.ip}:${t.dataplanePort}/v3`,
       hosts: examples.hosts,
+      ingressClass,
+      library,
     };
     return { stack, examples, state, haproxy, controllers, caFile };
   } catch (e) {
@@ -97,6 +152,7 @@ export function describeDemo(d: Demo, kubectl: string): string {
     `  HAProxy      ${pods(d.haproxy)}  (HAProxy + agent sidecar, two containers; :${t.httpPort} http, :${t.httpsPort} https)`,
     `               Service ${HAPROXY_SERVICE} (NodePort): ${d.state.haproxy.http} and ${d.state.haproxy.https}`,
     `  controller   ${pods(d.controllers)}  (leader-elected pair; :${t.healthPort} health and /debug, :${t.metricsPort} metrics, :${WEBHOOK_PORT} webhook)`,
+    `  library      ${d.state.library} (IngressClass ${d.state.ingressClass})`,
     `  examples     namespace ${d.examples.namespace}: echo Deployments web (2 pods), api, fallback; Ingresses web (Prefix /, Prefix /api, Exact /version), secure (TLS), fallback (default backend)`,
     '',
     'Try:',

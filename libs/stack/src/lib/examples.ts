@@ -29,15 +29,15 @@ const path = (p: string, pathType: string, service: string) => ({
   pathType,
   backend: backend(service),
 });
-const ingress = (name: string, spec: object): KubeObject => ({
+const ingress = (className: string, name: string, spec: object): KubeObject => ({
   apiVersion: 'networking.k8s.io/v1',
   kind: 'Ingress',
   metadata: { namespace: NS, name },
-  spec: { ingressClassName: 'haptic', ...spec },
+  spec: { ingressClassName: className, ...spec },
 });
 
-/** Echo Deployments and Services, and Ingresses for HTTP, TLS, Prefix/Exact paths and a default backend. */
-export async function demoExamples(): Promise<Examples> {
+/** Echo Deployments and Services, and Ingresses (of `className`) for HTTP, TLS, Prefix/Exact paths and a default backend. */
+export async function demoExamples(className = 'haptic'): Promise<Examples> {
   const web = 'web.demo.local';
   const secure = 'secure.demo.local';
   const tls = await generateCertificate({
@@ -58,7 +58,7 @@ export async function demoExamples(): Promise<Examples> {
       type: 'kubernetes.io/tls',
       data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
     },
-    ingress('web', {
+    ingress(className, 'web', {
       rules: [
         {
           host: web,
@@ -72,11 +72,11 @@ export async function demoExamples(): Promise<Examples> {
         },
       ],
     }),
-    ingress('secure', {
+    ingress(className, 'secure', {
       tls: [{ hosts: [secure], secretName: 'secure-tls' }],
       rules: [{ host: secure, http: { paths: [path('/', 'Prefix', 'web')] } }],
     }),
-    ingress('fallback', { defaultBackend: backend('fallback') }),
+    ingress(className, 'fallback', { defaultBackend: backend('fallback') }),
   ];
   return {
     namespace: NS,

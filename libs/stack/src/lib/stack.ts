@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
 import { StackError } from './stack.errors.js';
-import { NodeSim } from '#node-sim';
+import { defaultHapticCommand, NodeSim } from '#node-sim';
 import { chartDir, Helm, setArgs } from './chart.js';
 import { waitFor } from './http.js';
 import { assembleIngressLibrary } from './library.js';
@@ -52,6 +52,11 @@ export interface StackOptions {
   readonly library?: KubeObject;
   /** More manifest files kube-sim loads at start (e.g. the Gateway API CRDs). */
   readonly kubeSimManifests?: readonly string[];
+  /**
+   * The HAProxy binary every haptic process of the stack uses (the agents' HAProxy, the
+   * controllers' validation): HAPTIC_HAPROXY_BIN in their environment. Default: the project's 3.0.
+   */
+  readonly haproxyBin?: string;
 }
 
 /** A running pod: name and its own loopback address. */
@@ -118,6 +123,7 @@ export class Stack {
         addressRange: { first: block.first, last: block.last },
         nodeIP: block.nodeIP,
         maxShutdownGraceSeconds: 5,
+        ...(options.haproxyBin ? { hapticCommand: hapticWithHaproxy(options.haproxyBin) } : {}),
         ...(process.env.HAPTIC_STACK_KEEP ? { keepPodFolders: true } : {}),
         ...(options.fast ? { probePeriodScale: 0.2 } : {}),
         log: (l) => log(`node-sim: ${l}`),
@@ -291,6 +297,11 @@ export class Stack {
 const isTls = (m: KubeObject): boolean => m['type'] === 'kubernetes.io/tls';
 
 /** The chart values that install the stack's topology (agent sidecar, its ports and timings). */
+/** `haptic` started with HAPTIC_HAPROXY_BIN set (a pod's container starts from a near-empty environment). */
+function hapticWithHaproxy(bin: string): string[] {
+  return ['/usr/bin/env', `HAPTIC_HAPROXY_BIN=${bin}`, ...defaultHapticCommand()];
+}
+
 function chartValues(t: Topology): Record<string, string | number | boolean> {
   return {
     'haproxy.replicaCount': t.haproxyReplicas,

@@ -35,7 +35,12 @@ export const echoCommand: CliCommand = {
         '--https-port <n>',
         'HTTPS port when TLS files are set (default: $HTTPS_PORT or 8443)',
       )
-      .option('--profile <name>', "apply an upstream image's defaults (echo-basic: h2c on 3001)")
+      .option(
+        '--profile <name>',
+        "apply an upstream image's defaults (echo-basic: h2c on 3001; httpbun: httpbun's " +
+          '/status, /response-headers, /cookies, /basic-auth, /delay and /info routes, port ' +
+          '$HTTPBUN_BIND or 80)',
+      )
       .option('-o, --output <format>', 'text or json (the listening line)', 'text')
       .action(async (opts: EchoOptions & { output: string }) => {
         const lib = await loadTestBed('echo', ctx, () => import('#echo'));

@@ -1,0 +1,87 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+/** One request of a case: to a HAProxy pod, with a Host header (and SNI over HTTPS). */
+export interface Req {
+  readonly host: string;
+  readonly path?: string;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly https?: boolean;
+}
+
+/** What the echo backend (or httpbun's echo fallback) says it saw. */
+export interface Seen {
+  readonly path: string;
+  readonly host: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  readonly service: string;
+  readonly pod: string;
+  readonly remoteAddress?: string;
+  readonly tls?: { readonly version: string };
+}
+
+/** The answer: status, headers (lower-case, repeats joined as node does), Set-Cookie lines, body, and the echo's report when it is one. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly cookies: readonly string[];
+  readonly body: string;
+  readonly seen?: Seen;
+}
+
+/** Where a HAProxy pod listens, and the CA its TLS hosts are signed by. */
+export interface Target {
+  readonly address: string;
+  readonly httpPort: number;
+  readonly httpsPort: number;
+  readonly ca: string;
+}
+
+function parseSeen(body: string): Seen | undefined {
+  try {
+    const v = JSON.parse(body) as Partial<Seen>;
+    return typeof v.path === 'string' && typeof v.service === 'string' ? (v as Seen) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends one request without keep-alive (a fresh connection each: the client address is stable, no pooling). */
+export function call(target: Target, r: Req, timeoutMs = 10_000): Promise<Answer> {
+  const headers: Record<string, string> = { host: r.host, ...r.headers };
+  if (r.body !== undefined) headers['content-length'] = String(Buffer.byteLength(r.body));
+  const options = {
+    host: target.address,
+    port: r.https ? target.httpsPort : target.httpPort,
+    path: r.path ?? '/',
+    method: r.method ?? 'GET',
+    headers,
+    agent: false as const,
+    ...(r.https ? { ca: target.ca, servername: r.host } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    const req = (r.https ? httpsRequest : httpRequest)(options, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        const seen = parseSeen(body);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          cookies: res.headers['set-cookie'] ?? [],
+          body,
+          ...(seen ? { seen } : {}),
+        });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`request timed out after ${timeoutMs} ms`)),
+    );
+    req.on('error', reject);
+    req.end(r.body);
+  });
+}

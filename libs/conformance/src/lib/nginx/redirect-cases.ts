@@ -1,0 +1,114 @@
+import { get, host, ingress, type NginxCase } from './cases.js';
+
+const tlsHost = host('ssl-redirect');
+const noRedirect = host('ssl-redirect-off');
+const force = host('force-ssl');
+const perm = host('permanent');
+const permCode = host('permanent-code');
+const temp = host('temporal');
+const appRoot = host('app-root');
+
+/** Redirects: ssl-redirect, force-ssl-redirect, permanent/temporal redirects, app-root. */
+export const REDIRECT_CASES: readonly NginxCase[] = [
+  {
+    // ssl-redirect is on by default for a host with TLS; the trailing "/" of the URI is dropped
+    // (e2e force-ssl-redirect: GET / → Location https://host) unless preserve-trailing-slash
+    name: 'ssl-redirect: a TLS host redirects HTTP to HTTPS with 308 by default',
+    annotations: ['ssl-redirect'],
+    objects: [ingress('ssl-redirect', tlsHost, [['/']], {}, { tls: true })],
+    steps: [
+      {
+        req: get(tlsHost, '/'),
+        expect: { status: 308, headers: { location: `https://${tlsHost}` } },
+      },
+      {
+        req: get(tlsHost, '/some/path?q=1'),
+        expect: { status: 308, headers: { location: `https://${tlsHost}/some/path?q=1` } },
+      },
+      {
+        req: get(tlsHost, '/secure', { https: true }),
+        expect: { status: 200, service: 'echo', path: '/secure' },
+      },
+    ],
+  },
+  {
+    name: 'ssl-redirect: "false" serves a TLS host over HTTP too',
+    annotations: ['ssl-redirect'],
+    objects: [
+      ingress('ssl-redirect-off', noRedirect, [['/']], { 'ssl-redirect': 'false' }, { tls: true }),
+    ],
+    steps: [
+      { req: get(noRedirect, '/plain'), expect: { status: 200, service: 'echo', path: '/plain' } },
+      { req: get(noRedirect, '/tls', { https: true }), expect: { status: 200, path: '/tls' } },
+    ],
+  },
+  {
+    name: 'force-ssl-redirect: a host without TLS redirects HTTP to HTTPS with 308',
+    annotations: ['force-ssl-redirect'],
+    objects: [ingress('force-ssl', force, [['/']], { 'force-ssl-redirect': 'true' })],
+    steps: [
+      { req: get(force, '/'), expect: { status: 308, headers: { location: `https://${force}` } } },
+      {
+        req: get(force, '/a/b?x=y'),
+        expect: { status: 308, headers: { location: `https://${force}/a/b?x=y` } },
+      },
+    ],
+  },
+  {
+    name: 'permanent-redirect: 301 to the URL, the backend never reached',
+    annotations: ['permanent-redirect'],
+    objects: [
+      ingress('permanent', perm, [['/something']], {
+        'permanent-redirect': 'http://redirect.example.com',
+      }),
+    ],
+    steps: [
+      {
+        req: get(perm, '/something'),
+        expect: { status: 301, headers: { location: 'http://redirect.example.com' } },
+      },
+    ],
+  },
+  {
+    name: 'permanent-redirect-code: the redirect answers with the code given',
+    annotations: ['permanent-redirect', 'permanent-redirect-code'],
+    objects: [
+      ingress('permanent-code', permCode, [['/something']], {
+        'permanent-redirect': 'http://redirect.example.com',
+        'permanent-redirect-code': '308',
+      }),
+    ],
+    steps: [
+      {
+        req: get(permCode, '/something'),
+        expect: { status: 308, headers: { location: 'http://redirect.example.com' } },
+      },
+    ],
+  },
+  {
+    name: 'temporal-redirect: 302 to the URL',
+    annotations: ['temporal-redirect'],
+    objects: [
+      ingress('temporal', temp, [['/']], { 'temporal-redirect': 'https://www.example.com/away' }),
+    ],
+    steps: [
+      {
+        req: get(temp, '/'),
+        expect: { status: 302, headers: { location: 'https://www.example.com/away' } },
+      },
+    ],
+  },
+  {
+    name: 'app-root: "/" redirects to the application root with 302, other paths are served',
+    annotations: ['app-root'],
+    objects: [ingress('app-root', appRoot, [['/']], { 'app-root': '/foo' })],
+    steps: [
+      {
+        req: get(appRoot, '/'),
+        expect: { status: 302, headers: { location: `http://${appRoot}/foo` } },
+      },
+      { req: get(appRoot, '/foo'), expect: { status: 200, service: 'echo', path: '/foo' } },
+      { req: get(appRoot, '/bar'), expect: { status: 200, path: '/bar' } },
+    ],
+  },
+];
