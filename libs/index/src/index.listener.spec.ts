@@ -43,6 +43,33 @@ describe('IndexListener', () => {
     expect(changed.every((e) => typeof e.payload.receivedAt === 'number')).toBe(true);
   });
 
+  it('gives each change its own correlation id, even when the watch runs in an event context', async () => {
+    // The informers start in a config.current handler, so their callbacks run in that event's
+    // async context: the changes must not inherit its correlation id (one id per change).
+    bus.subscribe(
+      'reconcile.triggered',
+      () =>
+        new Promise<void>((resolve) => {
+          index.upsert('ings', obj('x'));
+          setTimeout(() => {
+            index.upsert('ings', obj('y'));
+            setTimeout(() => {
+              index.upsert('ings', obj('z'));
+              resolve();
+            }, 5);
+          }, 5);
+        }),
+      { name: 'watch' },
+    );
+    await bus.publish('reconcile.triggered', { reason: 'config', coalesced: 0 });
+    await expect.poll(() => published(bus, 'resource.changed').length).toBe(3);
+    await bus.idle();
+    const trigger = published(bus, 'reconcile.triggered')[0]?.correlationId;
+    const ids = published(bus, 'resource.changed').map((e) => e.correlationId);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids).not.toContain(trigger);
+  });
+
   it('publishes index.synced once every resource is listed, even one that could not be', async () => {
     index.reset('ings', undefined, [obj('x')]);
     index.listed('ings');

@@ -5,6 +5,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus, HapticFacts } from '#events';
 import { ResourceIndex, type IndexChange } from './lib/resource-index.js';
@@ -79,7 +80,9 @@ export class IndexListener implements OnModuleInit, OnApplicationShutdown {
         count === 1 && last.object
           ? { watched: last.resource, change: last.change, object: last.object, receivedAt }
           : { watched: last.resource, change: count === 1 ? last.change : 'modified', receivedAt };
-      await this.bus.publish('resource.changed', payload);
+      // Each change starts its own correlation id: the watch callbacks run in the async context
+      // of the config event that started the informers, whose id every change would inherit.
+      await this.bus.publish('resource.changed', payload, { correlationId: randomUUID() });
     }
     // Synced is reported after the changes that completed it.
     const synced = this.index.isSynced();
