@@ -51,6 +51,30 @@ describe('ChangeStages', () => {
     expect(s.pending()).toHaveLength(0);
   });
 
+  it('keeps one record per successive change, each with its own stage timings', () => {
+    const { s } = recorder();
+    for (let k = 0; k < 3; k++) {
+      const id = `c${k}`;
+      const t = 1000 * (k + 1);
+      s.changed(id, `ingresses a/x${k} added`, t + 10 + k, t);
+      s.triggered(id, t + 20 + k, [id]);
+      s.stage(id, 'render', 30 + k, `h${k}`);
+      s.stage(id, 'validate', 40 + k);
+      s.deploying(id, 1, t + 100);
+      s.deployed(`h${k}`, { pod: 'p/a', durationMs: 5 + k, reloaded: false, stages: {} }, t + 200);
+    }
+    const records = s.list();
+    expect(records.map((c) => c.correlationId)).toEqual(['c2', 'c1', 'c0']);
+    for (const [i, c] of [...records].reverse().entries()) {
+      expect(c).toMatchObject({
+        outcome: 'applied',
+        hash: `h${i}`,
+        stagesMs: { index: 10 + i, debounce: 10, render: 30 + i, validate: 40 + i, applied: 200 },
+      });
+      expect(c.pods.map((p) => p.durationMs)).toEqual([5 + i]);
+    }
+  });
+
   it('gives every change a coalesced run covers the run stages, each with its own wait', () => {
     const { s } = recorder();
     s.changed('a', 'a', 100);
