@@ -153,6 +153,19 @@ describe('the HAProxy pods of the chart', () => {
     expect(lb.spec.ports[0].nodePort).toBe(30080);
   });
 
+  it('passes haproxy.service.externalTrafficPolicy to the Service: Cluster by default, Local on request', () => {
+    const policy = (values: Record<string, string>) =>
+      find(template(values), 'Service', 'edge-haptic-haproxy').spec.externalTrafficPolicy;
+    expect(policy({})).toBe('Cluster');
+    expect(policy({ 'haproxy.service.externalTrafficPolicy': 'Local' })).toBe('Local');
+    expect(
+      policy({
+        'haproxy.service.type': 'LoadBalancer',
+        'haproxy.service.externalTrafficPolicy': 'Local',
+      }),
+    ).toBe('Local');
+  });
+
   it('runs haptic agent with no reload delay (whatever the sidecar is given) and the password as a file', () => {
     const ms = template({ 'haproxy.dataplane.reloadDelaySeconds': 2 });
     const d = find(ms, 'Deployment', 'edge-haptic-haproxy');

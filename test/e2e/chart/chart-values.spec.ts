@@ -52,6 +52,11 @@ describe('values.schema.json', () => {
       /controller\/replicaCount/,
     ],
     ['a port out of range', ['haproxy.ports.http=70000'], /haproxy\/ports\/http/],
+    [
+      'a traffic policy Kubernetes does not know',
+      ['haproxy.service.externalTrafficPolicy=local'],
+      /haproxy\/service\/externalTrafficPolicy/,
+    ],
     ['an unknown failure policy', ['webhook.failurePolicy=Sometimes'], /webhook\/failurePolicy/],
     ['a webhook timeout above 30 s', ['webhook.timeoutSeconds=31'], /webhook\/timeoutSeconds/],
     ['an unknown Dataplane mode', ['haproxy.dataplane.mode=sidecar'], /haproxy\/dataplane\/mode/],
