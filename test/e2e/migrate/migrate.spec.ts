@@ -52,17 +52,18 @@ describe('haptic migrate --from ingress-nginx', () => {
     expect(lines.slice(2, 7).map((l) => l.trim().split(/\s+/, 2).join(' '))).toEqual([
       `not-yet-honoured ${P}auth-url:`,
       `refused ${P}backend-protocol:`,
-      `not-yet-honoured ${P}enable-cors:`,
+      `deviation ${P}enable-cors:`,
       `unknown ${P}enable-corss:`,
       `refused ${P}server-snippet:`,
     ]);
     expect(lines[2]).toContain('planned: issue 35, not refused');
     expect(lines[3]).toContain('value "FCGI": ');
+    expect(lines[4]).toContain('no Content-Type');
     expect(lines[6]).toContain('snippets are never pasted');
     expect(lines[7]).toBe('prod/shop (class nginx)');
     expect(lines[8]).toMatch(/^ {2}refused +\S+configuration-snippet: snippets are never pasted/);
     expect(lines.at(-1)).toBe(
-      'Totals: 3 Ingresses, 8 annotations: 0 honoured, 0 deviation, 3 refused, 4 not-yet-honoured, 1 unknown',
+      'Totals: 3 Ingresses, 8 annotations: 1 honoured, 2 deviation, 3 refused, 1 not-yet-honoured, 1 unknown',
     );
     expect(r.stdout).not.toContain('last-applied-configuration');
   });
@@ -74,17 +75,17 @@ describe('haptic migrate --from ingress-nginx', () => {
     expect(report.from).toBe('ingress-nginx');
     expect(report.exitCode).toBe(4);
     expect(report.totals).toEqual({
-      honoured: 0,
-      deviation: 0,
+      honoured: 1,
+      deviation: 2,
       refused: 3,
-      'not-yet-honoured': 4,
+      'not-yet-honoured': 1,
       unknown: 1,
     });
     const shop = report.ingresses.find((i) => i.name === 'shop');
     expect(shop?.annotations.map((a) => [a.annotation.slice(P.length), a.verdict])).toEqual([
       ['configuration-snippet', 'refused'],
-      ['rewrite-target', 'not-yet-honoured'],
-      ['use-regex', 'not-yet-honoured'],
+      ['rewrite-target', 'deviation'],
+      ['use-regex', 'honoured'],
     ]);
   });
 
