@@ -66,8 +66,11 @@ function whoAnswers(host: string, port: number): Promise<string> {
 describe('node-sim plays the node and kube-proxy', () => {
   let cluster: Cluster;
   /** A probe for `until`: true once node-sim has logged a matching line. */
-  const logged = (match: (line: string) => boolean) => (): Promise<boolean> =>
-    Promise.resolve(cluster.stderr.some(match));
+  /** Whether node-sim logged a matching line (from line `from` on: not one logged before). */
+  const logged =
+    (match: (line: string) => boolean, from = 0) =>
+    (): Promise<boolean> =>
+      Promise.resolve(cluster.stderr.slice(from).some(match));
 
   beforeAll(async () => {
     // A loopback service range, so cluster IPs are addresses node-sim can listen on too.
@@ -121,10 +124,15 @@ describe('node-sim plays the node and kube-proxy', () => {
     for (let i = 0; i < 10; i++) answers.add(await whoAnswers(cluster.nodeIP, nodePort));
     expect([...answers].sort()).toEqual(['echo-a', 'echo-b']);
 
+    // the same rule was logged already while echo-a was not yet ready: only a later line counts
+    const mark = cluster.stderr.length;
     await cluster.core.deleteNamespacedPod({ name: 'echo-a', namespace: NS });
     await until(
       'the proxy rule without the terminating pod',
-      logged((l) => l.endsWith(`default/echo:http nodePort ${nodeAddr} -> ${ipOf('echo-b')}:3000`)),
+      logged(
+        (l) => l.endsWith(`default/echo:http nodePort ${nodeAddr} -> ${ipOf('echo-b')}:3000`),
+        mark,
+      ),
     );
     const after: string[] = [];
     for (let i = 0; i < 10; i++) after.push(await whoAnswers(cluster.nodeIP, nodePort));
