@@ -11,6 +11,7 @@ export {
 export { repoRoot } from './lib/paths.js';
 export { assembleLibrary, assembleIngressLibrary } from './lib/library.js';
 export { StackError } from './lib/stack.errors.js';
+export { claimPodBlock, type PodBlock } from './lib/pod-block.js';
 export {
   startDemo,
   describeDemo,

@@ -10,7 +10,8 @@ import {
   Watch,
   type V1EndpointSlice,
 } from '@kubernetes/client-node';
-import { KubeSim, type KubeSimOptions } from '#kube-sim';
+import { KubeSim } from '#kube-sim';
+import { claimPodBlock, type PodBlock } from '#stack';
 import { markedProcesses, NODE_SIM_MARKER_ENV } from '#node-sim';
 
 const haptic = fileURLToPath(new URL('../../../bin/haptic.js', import.meta.url));
@@ -46,6 +47,8 @@ export class Cluster {
   readonly discovery: DiscoveryV1Api;
   readonly stderr: string[] = [];
   instance = '';
+  /** Services' cluster IP range (kube-sim's default unless started with `loopbackServices`). */
+  serviceCidr = '10.96.0.0/12';
   /** The Node's InternalIP, where node ports listen. */
   nodeIP = '';
 
@@ -53,24 +56,56 @@ export class Cluster {
     readonly kubeSim: KubeSim,
     readonly kc: KubeConfig,
     readonly nodeSim: ChildProcess,
+    private readonly block: PodBlock,
   ) {
     this.core = kc.makeApiClient(CoreV1Api);
     this.apps = kc.makeApiClient(AppsV1Api);
     this.discovery = kc.makeApiClient(DiscoveryV1Api);
   }
 
-  static async start(options: Pick<KubeSimOptions, 'serviceCidr'> = {}): Promise<Cluster> {
-    const kubeSim = await KubeSim.start({ port: 0, ...options });
+  /**
+   * Starts kube-sim and node-sim on a pod address block no other test-bed on this machine holds
+   * (another test run's pods would otherwise answer on the same addresses). `loopbackServices`
+   * gives Services cluster IPs from the block's own loopback range, so node-sim can listen on them.
+   */
+  static async start(options: { loopbackServices?: boolean } = {}): Promise<Cluster> {
+    const block = claimPodBlock();
+    try {
+      const kubeSim = await KubeSim.start({
+        port: 0,
+        ...(options.loopbackServices ? { serviceCidr: block.serviceCidr } : {}),
+      });
+      const cluster = await Cluster.startNodeSim(kubeSim, block);
+      if (options.loopbackServices) cluster.serviceCidr = block.serviceCidr;
+      return cluster;
+    } catch (e) {
+      block.release();
+      throw e;
+    }
+  }
+
+  private static async startNodeSim(kubeSim: KubeSim, block: PodBlock): Promise<Cluster> {
     const kc = new KubeConfig();
     kc.loadFromFile(kubeSim.kubeconfigPath);
     const child = spawn(
       process.execPath,
-      [haptic, 'node-sim', '--kubeconfig', kubeSim.kubeconfigPath, '-o', 'json'],
+      [
+        haptic,
+        'node-sim',
+        '--kubeconfig',
+        kubeSim.kubeconfigPath,
+        '--address-range',
+        `${block.first}-${block.last}`,
+        '--node-ip',
+        block.nodeIP,
+        '-o',
+        'json',
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    const cluster = new Cluster(kubeSim, kc, child);
+    const cluster = new Cluster(kubeSim, kc, child, block);
     createInterface({ input: child.stderr }).on('line', (l) => cluster.stderr.push(l));
     const lines = createInterface({ input: child.stdout });
     const [first] = (await once(lines, 'line')) as [string];
@@ -116,5 +151,6 @@ export class Cluster {
       clearTimeout(timer);
     }
     await this.kubeSim.stop();
+    this.block.release();
   }
 }

@@ -22,6 +22,7 @@ describe('claimPodBlock', () => {
     const dir = freshDir();
     const blocks = Array.from({ length: 40 }, () => claimPodBlock(dir));
     expect(new Set(blocks.map(third)).size).toBe(40);
+    expect(new Set(blocks.map((b) => b.serviceCidr)).size).toBe(40);
     for (const b of blocks) {
       expect(b.last).toBe(`127.0.${third(b) + 4}.253`);
       expect(b.nodeIP).toBe(`127.0.${third(b) + 4}.254`);

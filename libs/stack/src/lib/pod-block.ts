@@ -13,6 +13,11 @@ export interface PodBlock {
   readonly first: string;
   readonly last: string;
   readonly nodeIP: string;
+  /**
+   * A loopback service CIDR that belongs to this block alone (127.100.0.0/16 – 127.139.0.0/16), for
+   * a test-bed whose node-sim listens on cluster IPs: two stacks must not share those either.
+   */
+  readonly serviceCidr: string;
   /** Gives the block back (idempotent). */
   release(): void;
 }
@@ -67,6 +72,7 @@ export function claimPodBlock(dir: string = tmpdir()): PodBlock {
       first: `127.0.${third}.1`,
       last: `127.0.${third + BLOCK - 1}.253`,
       nodeIP: `127.0.${third + BLOCK - 1}.254`,
+      serviceCidr: `127.${100 + i}.0.0/16`,
       release() {
         if (released) return;
         released = true;
