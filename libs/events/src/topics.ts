@@ -147,6 +147,20 @@ export interface HapticStates {
   }[];
   /** Whether this replica leads (set only by the LeaderModule). */
   'leader.status': LeaderStatus;
+  /**
+   * What the last successful render reports about objects it served (e.g. an annotation it does
+   * not honour), sorted; set only when the list changes.
+   */
+  'render.notices': readonly RenderNoticeFact[];
+}
+
+/** A notice of a render about one served object (libs/status writes it as a Warning Event). */
+export interface RenderNoticeFact {
+  readonly watched: string;
+  readonly object: ObjectRef;
+  /** CamelCase, the Event's reason. */
+  readonly reason: string;
+  readonly message: string;
 }
 
 export type HapticFactTopic = keyof HapticFacts;

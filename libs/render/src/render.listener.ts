@@ -2,9 +2,14 @@ import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs
 import { performance } from 'node:perf_hooks';
 import type { TemplateConfig } from '#core';
 import { EVENT_BUS } from '#bus';
-import type { HaproxyPod, HapticBus, LeaderElectionRunnable } from '#events';
+import type { HaproxyPod, HapticBus, LeaderElectionRunnable, RenderNoticeFact } from '#events';
 import { formatProblem } from './lib/problems.js';
-import type { PreviousDeployment, RenderResult, RenderSnapshot } from './lib/types.js';
+import type {
+  PreviousDeployment,
+  RenderNotice,
+  RenderResult,
+  RenderSnapshot,
+} from './lib/types.js';
 import { RenderService } from './render.service.js';
 
 /**
@@ -211,11 +216,17 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     await this.publish(result, performance.now() - started);
   }
 
-  /** Logs each notice (a served object with something to report) when it first appears. */
-  private logNotices(notices: readonly { message: string }[]): void {
+  /**
+   * Logs each notice (a served object with something to report) when it first appears, and
+   * publishes the notices about objects as the render.notices state when the list changes.
+   */
+  private logNotices(notices: readonly RenderNotice[]): void {
     const now = new Set(notices.map((n) => n.message));
     for (const message of now) if (!this.notices.has(message)) this.logger.warn(message);
+    const changed = now.size !== this.notices.size || [...now].some((m) => !this.notices.has(m));
     this.notices = now;
+    if (changed || !this.bus.getState('render.notices'))
+      this.bus.setState('render.notices', noticeFacts(notices));
   }
 
   private async publish(result: RenderResult, durationMs: number): Promise<void> {
@@ -242,4 +253,17 @@ export class RenderListener implements OnModuleInit, LeaderElectionRunnable {
     });
     await this.bus.publish('render.completed', { hash, durationMs });
   }
+}
+
+/** The notices about an object, one per (object, message), sorted for a stable state. */
+export function noticeFacts(notices: readonly RenderNotice[]): RenderNoticeFact[] {
+  const byKey = new Map<string, RenderNoticeFact>();
+  for (const n of notices) {
+    if (!n.object) continue;
+    const { watched, namespace, name } = n.object;
+    const object = namespace === undefined ? { name } : { namespace, name };
+    const fact = { watched, object, reason: n.reason ?? 'RenderNotice', message: n.message };
+    byKey.set(`${watched}/${namespace ?? ''}/${name}\n${n.message}`, fact);
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, f]) => f);
 }

@@ -1,16 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_BUS } from '#bus';
-import { INGRESS_STATUS_SOURCE, type HapticBus, type IngressStatusSource } from '#events';
+import {
+  INGRESS_STATUS_SOURCE,
+  type HapticBus,
+  type IngressStatusSource,
+  type RenderNoticeFact,
+} from '#events';
 import { EventRecorder } from './event-recorder.js';
 import type { InvolvedObject } from './lib/event-aggregator.js';
 import { involvedObject } from './lib/involved.js';
+import { NoticeTracker } from './lib/notice-tracker.js';
 import { STATUS_API, STATUS_OPTIONS, type StatusModuleOptions } from './status.tokens.js';
 import type { StatusApi } from './status-api.js';
 
 /**
  * Turns facts into Kubernetes Events while this replica leads (the StatusWriter starts it):
  * an invalid config, a failed render or validation and a failed deployment on the
- * HAProxyTemplateConfig; a quarantined object on that object.
+ * HAProxyTemplateConfig; a quarantined object on that object; a render notice (an annotation
+ * served without effect) on its object, once when it appears (render.notices state).
  */
 @Injectable()
 export class StatusRecorderListener {
@@ -29,7 +36,16 @@ export class StatusRecorderListener {
     const b = this.bus;
     const name = { name: 'status-events' };
     const onConfig = (reason: string, message: string) => this.onConfig(reason, message);
+    // a new leader starts afresh: the notices current when it starts get their Events
+    const notices = new NoticeTracker();
     return [
+      b.subscribeState(
+        'render.notices',
+        async (e) => {
+          for (const n of notices.fresh(e.payload)) await this.onNotice(n);
+        },
+        name,
+      ),
       b.subscribe(
         'config.rejected',
         (e) =>
@@ -86,5 +102,14 @@ export class StatusRecorderListener {
     if (!involved) return;
     const message = `left out of the HAProxy configuration: ${p.reason}`;
     await this.recorder.record({ involved, type: 'Warning', reason: 'Quarantined', message });
+  }
+
+  private async onNotice(n: RenderNoticeFact): Promise<void> {
+    const resource = this.bus.getState('config.current')?.spec.watchedResources[n.watched];
+    if (!resource) return;
+    const object = await this.objects.object(n.watched, n.object.namespace, n.object.name);
+    const involved = involvedObject(resource, n.object, object);
+    if (!involved) return;
+    await this.recorder.record({ involved, type: 'Warning', reason: n.reason, message: n.message });
   }
 }

@@ -17,6 +17,7 @@ const ENDPOINTS = [
   '/debug/leader',
   '/debug/bus',
   '/debug/quarantine',
+  '/debug/notices',
   '/debug/changes',
 ] as const;
 
@@ -108,6 +109,15 @@ export class DebugController {
   @Get('quarantine')
   quarantined(): unknown {
     return redactDeep({ objects: this.quarantine.list() });
+  }
+
+  /**
+   * What the last successful render reports about objects it served without something (e.g. an
+   * annotation it does not honour); each is also a Warning Event on its object.
+   */
+  @Get('notices')
+  notices(): unknown {
+    return redactDeep({ notices: this.bus.getState('render.notices') ?? [] });
   }
 
   /** The last changes with their stage timings (ms) by correlation id, and those in flight. */

@@ -64,8 +64,10 @@ export function ingressNginxReference(generated: string): string {
     "A value outside an annotation's grammar, a snippet annotation or a refused value refuses the",
     'Ingress with a reason naming it and the annotation (quarantined: an Event, its status,',
     '`/debug/quarantine`; the webhook denies it). An Ingress carrying an annotation that is not',
-    'honoured yet, or unknown, is served without it, and the controller logs a warning naming the',
-    'Ingress and the annotation.',
+    'honoured yet, or unknown, is served without it: the controller logs a warning and writes a',
+    '`Warning AnnotationNotHonoured` Event on the Ingress naming the annotation (once when it',
+    'appears, not on every render; `kubectl describe ingress` shows it), and `/debug/notices`',
+    'lists it.',
     '',
     ...ANNOTATION_GROUPS.flatMap((g) => [
       `## ${g}`,

@@ -64,6 +64,8 @@ export interface RenderProblem {
  */
 export interface RenderNotice {
   readonly message: string;
+  /** CamelCase reason of the Warning Event on the object (`RenderNotice` when absent). */
+  readonly reason?: string;
   /** The watched object the notice is about. */
   readonly object?: ObjectRef;
 }

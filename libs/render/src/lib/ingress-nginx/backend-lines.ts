@@ -78,21 +78,37 @@ export function corsLines(s: NginxSettings, hv: Quote): string[] {
   return lines;
 }
 
-const PLAIN_PATH = /^\/[A-Za-z0-9._~!$&'()*+,=:@/-]*$/;
+// Paths written unquoted as an ACL pattern: no character HAProxy or a regex reads specially.
+const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+// nginx's cookie_time (`Thu, 18-Nov-2010 11:27:35 GMT`), computed per answer.
+const COOKIE_TIME = 'utime("%a, %d-%b-%Y %H:%M:%S GMT")';
 
 /**
- * affinity: cookie — HAProxy inserts the cookie (httponly, as ingress-nginx's), with the
- * session-cookie-* attributes; its path is session-cookie-path, else the Ingress's path when it
- * is a plain one (ingress-nginx's location path), else `/`.
+ * affinity: cookie — HAProxy inserts the cookie (httponly, as ingress-nginx's) with the
+ * session-cookie-* attributes it can write statically; after the answer, its `path=/` becomes
+ * ingress-nginx's Path (session-cookie-path, else the matched Ingress path when it is a plain
+ * one, else `/`) and an Expires date session-cookie-expires seconds from now is added.
  */
-export function cookieLine(c: AffinityCookie, paths: readonly string[], hv: Quote): string {
-  const first = paths.length === 1 ? paths[0] : undefined;
-  const path = c.path ?? (first !== undefined && PLAIN_PATH.test(first) ? first : '/');
+export function cookieLines(c: AffinityCookie, paths: readonly string[], hv: Quote): string[] {
+  const v = 'txn.nginx_ckpath';
+  const lines: string[] = [];
+  // paths come longest first: the first that starts the request path is the matched location
+  if (c.path === undefined)
+    for (const p of paths.filter((x) => SAFE_PATH.test(x)))
+      lines.push(
+        `http-request set-var-fmt(${v}) ${hv(p)} if !{ var(${v}) -m found } { var(txn.path) -m beg ${p} }`,
+      );
+  lines.push(`http-request set-var-fmt(${v}) ${hv(c.path ?? '/')} if !{ var(${v}) -m found }`);
   let line = `cookie ${c.name} insert indirect httponly`;
   if (c.secure) line += ' secure';
   if (c.domain !== undefined) line += ` domain ${c.domain}`;
-  line += ` attr ${hv(`Path=${path}`)}`;
   if (c.maxAge !== undefined) line += ` attr "Max-Age=${c.maxAge}"`;
   if (c.sameSite !== undefined) line += ` attr "SameSite=${c.sameSite}"`;
-  return line;
+  lines.push(line);
+  const expires = c.expires === undefined ? '' : `; Expires=%[date(${c.expires}),${COOKIE_TIME}]`;
+  const name = c.name.replace(/[.-]/g, '\\$&');
+  lines.push(
+    `http-after-response replace-header Set-Cookie '^(${name}=[^;]*); path=/(.*)$' '\\1; Path=%[var(${v})]${expires}\\2'`,
+  );
+  return lines;
 }

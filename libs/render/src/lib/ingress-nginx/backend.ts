@@ -10,7 +10,7 @@ import { serverLines, slotsOf } from '../ingress/filters.js';
 import { field, orDefault, str } from '../liquid-values.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
-import { cookieLine, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
+import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
 
 type FilterThis = { context: Context };
 
@@ -81,7 +81,7 @@ function backendLines(ctx: Context, s: NginxSettings, paths: readonly string[]):
     lines.push(`http-request set-header X-Forwarded-Prefix ${hv(s.xForwardedPrefix)}`);
   if (s.upstreamVhost !== undefined)
     lines.push(`http-request set-header Host ${hv(s.upstreamVhost)}`);
-  if (s.cookie !== undefined) lines.push(cookieLine(s.cookie, paths, hv));
+  if (s.cookie !== undefined) lines.push(...cookieLines(s.cookie, paths, hv));
   return lines.map((l) => escapeLine.call(q, l));
 }
 

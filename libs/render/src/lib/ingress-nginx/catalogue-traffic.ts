@@ -88,7 +88,7 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     S,
     'session-cookie-path',
     "The cookie's Path (the Ingress path by default).",
-    '`attr "Path=…"`.',
+    'The matched path (or this one) in a variable; `http-after-response replace-header Set-Cookie` writes it as Path.',
     { status: 'honoured' },
   ),
   pending(S, 'session-cookie-domain', "The cookie's Domain.", '`domain`.', { status: 'honoured' }),
@@ -96,12 +96,8 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     S,
     'session-cookie-expires',
     "The cookie's Expires, in seconds from now.",
-    '`attr "Max-Age=…"`.',
-    {
-      status: 'deviation',
-      deviation:
-        'Sent as Max-Age (HAProxy writes no computed Expires date); session-cookie-max-age wins when both are set.',
-    },
+    '`http-after-response replace-header Set-Cookie` adding `Expires=` (a date computed per answer).',
+    { status: 'honoured' },
   ),
   pending(S, 'session-cookie-max-age', "The cookie's Max-Age in seconds.", '`attr "Max-Age=…"`.', {
     status: 'honoured',

@@ -154,6 +154,7 @@ describe('the nginx context provider', () => {
     );
     expect(got).toEqual([
       {
+        reason: 'AnnotationNotHonoured',
         message: `Ingress apps/later: annotation ${P}canary-weight is not honoured, served without it (not yet honoured by the ingress-nginx library)`,
         object: { watched: 'ingresses', kind: 'ingresses', namespace: 'apps', name: 'later' },
       },

@@ -122,10 +122,11 @@ function nginxModelOf(model: IngressModel): Built {
   return built;
 }
 
-/** The notice of an annotation served without effect (the controller logs it). */
+/** The notice of an annotation served without effect (a Warning Event on the Ingress). */
 function noticeOf(ing: object, u: Unhonoured): RenderNotice {
   const what = u.verdict === 'unknown' ? 'unknown' : 'not honoured';
   return {
+    reason: 'AnnotationNotHonoured',
     message: `Ingress ${u.ingress}: annotation ${u.annotation} is ${what}, served without it (${u.detail})`,
     object: objectRef('ingresses', ing),
   };

@@ -14,6 +14,8 @@ export interface AffinityCookie {
   readonly name: string;
   readonly path: string | undefined;
   readonly maxAge: number | undefined;
+  /** Seconds from each answer to the cookie's Expires date. */
+  readonly expires: number | undefined;
   readonly sameSite: string | undefined;
   readonly secure: boolean;
   readonly domain: string | undefined;
@@ -294,7 +296,8 @@ export class NginxReader {
     const cpath = this.get('session-cookie-path');
     if (cpath !== undefined && !COOKIE_PATH.test(cpath))
       this.fail('session-cookie-path', `${JSON.stringify(cpath)} is not a cookie path`);
-    const maxAge = this.seconds('session-cookie-max-age') ?? this.seconds('session-cookie-expires');
+    const maxAge = this.seconds('session-cookie-max-age');
+    const expires = this.seconds('session-cookie-expires');
     const sameSite = this.get('session-cookie-samesite')?.trim();
     if (sameSite !== undefined && !/^(None|Lax|Strict)$/i.test(sameSite))
       this.fail(
@@ -308,6 +311,7 @@ export class NginxReader {
       name,
       path: cpath,
       maxAge,
+      expires,
       sameSite:
         sameSite === undefined
           ? undefined
