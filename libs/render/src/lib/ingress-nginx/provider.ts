@@ -18,6 +18,7 @@ import { judgeAnnotation } from './catalogue.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
+import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -36,6 +37,8 @@ export interface NginxModel extends NginxRoutes {
   readonly backends: IngressModel['backends'];
   readonly tls: IngressModel['tls'];
   readonly unhonoured: readonly Unhonoured[];
+  /** Basic auth by Ingress (`namespace/name`), read from its Secret at each render. */
+  readonly auth: Readonly<Record<string, NginxAuth>>;
 }
 
 interface Judged {
@@ -75,6 +78,7 @@ function judge(ing: object): Judged {
     }
     // the values, as the backend will read them (an Ingress-wide default for the settings)
     new NginxReader(ing, {}).read(defaultNginxSettings({}));
+    basicAuthSpec(ing);
   } catch (err) {
     problem = problemOf(ing, err);
   }
@@ -84,7 +88,7 @@ function judge(ing: object): Judged {
 }
 
 interface Built {
-  readonly model: NginxModel;
+  readonly model: Omit<NginxModel, 'auth'>;
   readonly problems: readonly RenderProblem[];
   readonly notices: readonly RenderNotice[];
 }
@@ -135,6 +139,27 @@ function listed(snapshot: RenderSnapshot, context: ProviderContext, watched: str
   return context.watched.includes(watched) ? snapshot.list(watched) : [];
 }
 
+/**
+ * The basic auth of the served Ingresses that ask for it, read afresh at each render: a Secret
+ * changes without its Ingress (the Ingress's annotations were judged already).
+ */
+function authOf(
+  served: readonly object[],
+  snapshot: RenderSnapshot,
+  context: ProviderContext,
+  notices: RenderNotice[],
+): Record<string, NginxAuth> {
+  const out: Record<string, NginxAuth> = {};
+  const secrets = context.watched.includes('secrets') ? snapshot : undefined;
+  for (const ing of served) {
+    const spec = basicAuthSpec(ing);
+    if (spec === undefined) continue;
+    const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+    out[id] = nginxAuthOf(ing, spec, secrets, notices);
+  }
+  return out;
+}
+
 /** Settings the library refuses outright rather than ignore. */
 function checkSettings(extra: Readonly<Record<string, unknown>>): void {
   try {
@@ -171,6 +196,9 @@ export const ingressNginxProvider: ContextProvider = {
     const all = [...problems, ...nginx.problems];
     if (all.length > 0) throw new RejectedObjectsError(all);
     for (const n of nginx.notices) context.notice?.(n);
-    return nginx.model;
+    const notices: RenderNotice[] = [];
+    const auth = authOf(nginx.model.served, snapshot, context, notices);
+    for (const n of notices) context.notice?.(n);
+    return { ...nginx.model, auth };
   },
 };
