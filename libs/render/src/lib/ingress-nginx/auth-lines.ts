@@ -6,19 +6,11 @@
 import type { Context } from 'liquidjs';
 import { OutputLines, escapeOutput } from '../escaper.js';
 import { haproxyQuote } from '../filters-haproxy.js';
-import { field, path, str } from '../liquid-values.js';
 import type { NginxAuth } from './auth.js';
 
 /** The userlist of a backend's basic auth. */
 export function userlistName(be: string): string {
   return `auth_${be}`;
-}
-
-/** The basic auth of an Ingress in `nginx.auth`, or undefined. */
-export function authOfBackend(byIngress: unknown, ing: object): NginxAuth | undefined {
-  const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
-  const a = field(byIngress, id);
-  return a !== null && typeof a === 'object' ? (a as NginxAuth) : undefined;
 }
 
 /** `http-request auth` unless the credentials match the backend's userlist. */

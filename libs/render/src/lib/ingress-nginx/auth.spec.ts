@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RenderNotice, RenderSnapshot } from '../types.js';
+import type { RenderNotice } from '../types.js';
 import { basicAuthSpec, hashProblem, nginxAuthOf } from './auth.js';
 import { NginxRefusal } from './reader.js';
 
@@ -21,21 +21,20 @@ const secret = (ns: string, name: string, data: Record<string, string>) => ({
   metadata: { namespace: ns, name },
   data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
 });
-const snapshotOf = (...secrets: object[]): RenderSnapshot => ({
-  list: () => secrets,
-  lookup: (_w, [ns, name]) =>
+const lookupIn =
+  (...secrets: object[]) =>
+  ([ns, name]: readonly string[]) =>
     secrets.filter((s) => {
       const m = (s as { metadata: { namespace: string; name: string } }).metadata;
       return m.namespace === ns && m.name === name;
-    }),
-});
+    });
 
 function authOf(annotations: Record<string, string>, ...secrets: object[]) {
   const i = ing(annotations);
   const spec = basicAuthSpec(i);
   if (spec === undefined) throw new Error('no basic auth');
   const notices: RenderNotice[] = [];
-  return { auth: nginxAuthOf(i, spec, snapshotOf(...secrets), notices), notices };
+  return { auth: nginxAuthOf(i, spec, lookupIn(...secrets), notices), notices };
 }
 
 describe('basicAuthSpec', () => {

@@ -6,7 +6,7 @@
 // (that user cannot log in) with a notice naming the Ingress, the Secret and the line: never
 // opened, never a broken haproxy.cfg. Hashes are secret-bearing: no message ever quotes one.
 import { objectRef } from '../snapshot.js';
-import type { RenderNotice, RenderSnapshot } from '../types.js';
+import type { RenderNotice } from '../types.js';
 import { field, isNil, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxRefusal } from './reader.js';
@@ -137,11 +137,11 @@ function mapUsers(data: unknown, note: Note): AuthUser[] {
   return users;
 }
 
-/** The basic auth of one served Ingress, its notices pushed to `notices`. */
+/** The basic auth of one served Ingress (`secrets` looks a Secret up), its notices pushed to `notices`. */
 export function nginxAuthOf(
   ing: object,
   spec: BasicAuthSpec,
-  snapshot: RenderSnapshot | undefined,
+  secrets: ((keys: readonly string[]) => readonly object[]) | undefined,
   notices: RenderNotice[],
 ): NginxAuth {
   const id = `Ingress ${idOf(ing)}`;
@@ -154,7 +154,7 @@ export function nginxAuthOf(
   if (spec.secret === '') return deny(`annotation ${NGINX_PREFIX}auth-secret is missing`);
   if (spec.namespace !== str(path(ing, 'metadata', 'namespace')))
     return deny(`Secret ${ref} is in another namespace (ingress-nginx refuses that by default)`);
-  const secret = snapshot?.lookup('secrets', [spec.namespace, spec.secret])[0];
+  const secret = secrets?.([spec.namespace, spec.secret])[0];
   if (secret === undefined) return deny(`Secret ${ref} not found`);
   const data = field(secret, 'data');
   const note: Note = (where, why) => {

@@ -11,8 +11,9 @@ import { field, orDefault, str } from '../liquid-values.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
 import { cookieLine, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
-import { authLines, authOfBackend, userlistLines } from './auth-lines.js';
-import type { NginxAuth } from './auth.js';
+import { authLines, userlistLines } from './auth-lines.js';
+import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
+import { lookup } from '../filters-context.js';
 
 type FilterThis = { context: Context };
 
@@ -98,7 +99,7 @@ function backendLines(
 
 /**
  * `backend | nginx_backend: extra, resources.endpointslices, resources.services,
- * previous.backends, nginx.auth`: one backend of `nginx.backends` as its whole section — its
+ * previous.backends, resources.secrets`: one backend of `nginx.backends` as its whole section — its
  * basic-auth userlist, `backend <name>`, the lines its Ingress's ingress-nginx annotations give
  * (`ing_` backends) or the library's defaults (`svc_` backends), and its server slots. A bad
  * value fails the render for that Ingress.
@@ -110,7 +111,7 @@ export function nginxBackend(
   slicesList: unknown,
   servicesList: unknown,
   deployed: unknown,
-  authByIngress?: unknown,
+  secretsList?: unknown,
 ): OutputSections {
   const ctx = this.context;
   const ing = field(backend, 'ingress');
@@ -122,7 +123,10 @@ export function nginxBackend(
     let auth: NginxAuth | undefined;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       new NginxReader(ing, extra).read(s);
-      auth = authOfBackend(authByIngress, ing);
+      const spec = basicAuthSpec(ing);
+      // the provider reports the notices; the Secret read here is this fragment's dependency
+      const secrets = (keys: readonly string[]) => lookup(ctx, 'nginx_backend', secretsList, keys);
+      if (spec !== undefined) auth = nginxAuthOf(ing, spec, secretsList ? secrets : undefined, []);
       paths = backendPaths(ing, str(field(backend, 'service')), str(field(backend, 'port')));
     }
     const opts = PROTO_OPTS[s.proto];

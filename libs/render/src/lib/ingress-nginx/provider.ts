@@ -18,7 +18,7 @@ import { judgeAnnotation } from './catalogue.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
-import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
+import { basicAuthSpec, nginxAuthOf } from './auth.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -37,8 +37,6 @@ export interface NginxModel extends NginxRoutes {
   readonly backends: IngressModel['backends'];
   readonly tls: IngressModel['tls'];
   readonly unhonoured: readonly Unhonoured[];
-  /** Basic auth by Ingress (`namespace/name`), read from its Secret at each render. */
-  readonly auth: Readonly<Record<string, NginxAuth>>;
 }
 
 interface Judged {
@@ -88,7 +86,7 @@ function judge(ing: object): Judged {
 }
 
 interface Built {
-  readonly model: Omit<NginxModel, 'auth'>;
+  readonly model: NginxModel;
   readonly problems: readonly RenderProblem[];
   readonly notices: readonly RenderNotice[];
 }
@@ -140,24 +138,24 @@ function listed(snapshot: RenderSnapshot, context: ProviderContext, watched: str
 }
 
 /**
- * The basic auth of the served Ingresses that ask for it, read afresh at each render: a Secret
- * changes without its Ingress (the Ingress's annotations were judged already).
+ * The notices of the served Ingresses' basic auth (a missing Secret, lines left out), read afresh
+ * at each render: a Secret changes without its Ingress. The backends read the users themselves
+ * (nginx_backend), so a fragment depends on its Secret only.
  */
-function authOf(
+function authNotices(
   served: readonly object[],
   snapshot: RenderSnapshot,
   context: ProviderContext,
-  notices: RenderNotice[],
-): Record<string, NginxAuth> {
-  const out: Record<string, NginxAuth> = {};
-  const secrets = context.watched.includes('secrets') ? snapshot : undefined;
+): RenderNotice[] {
+  const notices: RenderNotice[] = [];
+  const secrets = context.watched.includes('secrets')
+    ? (keys: readonly string[]) => snapshot.lookup('secrets', keys)
+    : undefined;
   for (const ing of served) {
     const spec = basicAuthSpec(ing);
-    if (spec === undefined) continue;
-    const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
-    out[id] = nginxAuthOf(ing, spec, secrets, notices);
+    if (spec !== undefined) nginxAuthOf(ing, spec, secrets, notices);
   }
-  return out;
+  return notices;
 }
 
 /** Settings the library refuses outright rather than ignore. */
@@ -196,9 +194,7 @@ export const ingressNginxProvider: ContextProvider = {
     const all = [...problems, ...nginx.problems];
     if (all.length > 0) throw new RejectedObjectsError(all);
     for (const n of nginx.notices) context.notice?.(n);
-    const notices: RenderNotice[] = [];
-    const auth = authOf(nginx.model.served, snapshot, context, notices);
-    for (const n of notices) context.notice?.(n);
-    return { ...nginx.model, auth };
+    for (const n of authNotices(nginx.model.served, snapshot, context)) context.notice?.(n);
+    return nginx.model;
   },
 };
