@@ -94,6 +94,15 @@ const ingress = (name: string, host: string, annotations: object, spec: object =
   },
 });
 const backend = { service: { name: 'echo', port: { number: 8080 } } };
+// crypt(3) hashes: bcrypt of "s3cret", SHA-512 of "bar"; apr1 of "bar" (HAProxy cannot check it)
+const HTPASSWD = [
+  'foo:$2y$05$abcdefghijklmnopqrstuuLK7U1u6pVRmL7L1BBM2aS35PSZnDXlK',
+  'sha:$6$saltsalt$13ZWs86TCGWlKvPnoiZ5uGRk0I6FWQWsoBjy.0NUb9IUt/pnMWcsVBWPeXm2zbrm1/3NvnFsJFn2dIliX8SAJ/',
+  'old:$apr1$abcdefgh$bGLO42WqKpmLoPH9uGWTg1',
+].join('\n');
+const basic = (user: string, password: string) => ({
+  authorization: `Basic ${b64(`${user}:${password}`)}`,
+});
 
 describeForMajors(['2.6', '3.0'], 'ingress-nginx annotations through HAProxy', (install) => {
   let base: string;
@@ -163,6 +172,31 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx annotations through HAProxy', (
         'foo.bar.com',
         {},
         { tls: [{ hosts: ['foo.bar.com'], secretName: 'tls' }] },
+      ),
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'basic-auth', namespace: NS },
+        type: 'Opaque',
+        data: { auth: b64(HTPASSWD) },
+      },
+      ingress('auth', 'auth.bar.com', {
+        'auth-type': 'basic',
+        'auth-secret': 'basic-auth',
+        'auth-realm': 'Authentication Required - foo',
+      }),
+      ingress(
+        'auth-public',
+        'auth.bar.com',
+        {},
+        {
+          rules: [
+            {
+              host: 'auth.bar.com',
+              http: { paths: [{ path: '/public', pathType: 'Prefix', backend }] },
+            },
+          ],
+        },
       ),
       ingress('redirect', 'redirect.bar.com', {
         'permanent-redirect': 'https://www.example.org/new?x=1',
@@ -277,5 +311,21 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx annotations through HAProxy', (
     expect((await seen('/SOMETHING/up'))?.path).toBe('/up'); // case-insensitive, as nginx's ~*
     expect((await seen('/something/x'))?.headers['x-forwarded-prefix']).toBe('/something');
     expect((await call({ port: http, host: 'rewrite.bar.com', path: '/other' })).status).toBe(404);
+  });
+
+  it("asks for basic auth on that Ingress's paths only: 200 with right credentials, 401 with the realm otherwise", async () => {
+    const auth = (path: string, headers: Record<string, string> = {}) =>
+      call({ port: http, host: 'auth.bar.com', path, headers });
+    const none = await auth('/');
+    expect([none.status, none.headers['www-authenticate']]).toEqual([
+      401,
+      'Basic realm="Authentication Required - foo"',
+    ]);
+    expect((await auth('/x', basic('foo', 's3cret'))).seen?.path).toBe('/x');
+    expect((await auth('/', basic('sha', 'bar'))).status).toBe(200);
+    expect((await auth('/', basic('foo', 'wrong'))).status).toBe(401);
+    expect((await auth('/', basic('old', 'bar'))).status).toBe(401); // apr1: left out
+    const open = await auth('/public');
+    expect([open.status, open.headers['www-authenticate']]).toEqual([200, undefined]);
   });
 });

@@ -26,9 +26,18 @@ export function redactEvent(e: BusEvent): BusEvent {
 
 const PRIVATE_KEY = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?-----END \1-----/g;
 
-/** Private keys inside PEM text are replaced; certificates stay visible. */
+// a userlist user's password hash (basic auth from a Secret), quoted or not
+const USER_PASSWORD =
+  /^([ \t]*user[ \t]+(?:"(?:[^"\\\n]|\\.)*"|\S+)[ \t]+(?:insecure-)?password[ \t]+)(?:"(?:[^"\\\n]|\\.)*"|\S+)/gm;
+
+/**
+ * Private keys inside PEM text are replaced (certificates stay visible), and so are the password
+ * hashes of haproxy.cfg userlists.
+ */
 export function redactPem(text: string): string {
-  return text.replace(PRIVATE_KEY, `-----BEGIN $1-----\n${REDACTED}\n-----END $1-----`);
+  return text
+    .replace(PRIVATE_KEY, `-----BEGIN $1-----\n${REDACTED}\n-----END $1-----`)
+    .replace(USER_PASSWORD, `$1${REDACTED}`);
 }
 
 /** Credential-like keys whose values are never shown, wherever they appear. */

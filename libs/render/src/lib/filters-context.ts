@@ -5,7 +5,13 @@ import { stateOf, type OutputDirs } from './state.js';
 
 type FilterThis = { context: Context };
 
-function lookup(ctx: Context, filter: string, input: unknown, keys: unknown[]): readonly object[] {
+/** The objects of `resources.<name>` (`input`) with these index keys, the read recorded. */
+export function lookup(
+  ctx: Context,
+  filter: string,
+  input: unknown,
+  keys: readonly unknown[],
+): readonly object[] {
   const state = stateOf(ctx);
   const list: unknown = toValue(input);
   const watched =

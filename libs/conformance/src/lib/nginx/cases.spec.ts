@@ -49,6 +49,10 @@ describe('the ingress-nginx suite cases', () => {
       'upstream-vhost',
       'limit-rps',
       'limit-connections',
+      'auth-type',
+      'auth-secret',
+      'auth-secret-type',
+      'auth-realm',
     ])
       expect(covered.has(a), a).toBe(true);
     expect(NGINX_CASES.filter((c) => c.core).length).toBeGreaterThanOrEqual(4);

@@ -1,6 +1,7 @@
 import type { TlsMaterial, KubeObject } from '#kube-sim';
 import { availableMajors } from '#haproxy-bin';
 import { libraryChartValues, releaseIngressClass, Stack, waitFor } from '#stack';
+import { AUTH_CASES } from './auth-cases.js';
 import { deployBackends, suiteCertificate } from './backends.js';
 import type { CaseTools, NginxCase, Step } from './cases.js';
 import { CORE_CASES } from './core-cases.js';
@@ -18,6 +19,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...REWRITE_CASES,
   ...CORS_CASES,
   ...TRAFFIC_CASES,
+  ...AUTH_CASES,
 ];
 
 /** The HAProxy majors the core routing cases run on by default; the other cases run on the first. */

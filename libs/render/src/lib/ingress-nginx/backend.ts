@@ -11,6 +11,9 @@ import { field, orDefault, str } from '../liquid-values.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
 import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
+import { authLines, userlistLines } from './auth-lines.js';
+import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
+import { lookup } from '../filters-context.js';
 
 type FilterThis = { context: Context };
 
@@ -56,10 +59,17 @@ function limitLines(s: NginxSettings): string[] {
   return lines;
 }
 
-function backendLines(ctx: Context, s: NginxSettings, paths: readonly string[]): string[] {
+function backendLines(
+  ctx: Context,
+  s: NginxSettings,
+  paths: readonly string[],
+  auth: { readonly be: string; readonly auth: NginxAuth | undefined },
+): string[] {
   const q = { context: ctx };
   const hv = (v: string): string => escapeOutput.call(q, headerValue.call(q, v));
   const lines = [`balance ${s.balance}`, ...s.timeouts];
+  // ingress-nginx's denied location (basic auth without its Secret) answers 503 before anything
+  if (auth.auth?.denied !== undefined) lines.push('http-request deny deny_status 503');
   // nginx's phases: the body size (on finding the location), its rewrite phase (app-root, the
   // redirects, the CORS preflight answer, then the Lua HTTPS redirect), limits, access (ranges)
   if (s.bodySize > 0)
@@ -76,6 +86,8 @@ function backendLines(ctx: Context, s: NginxSettings, paths: readonly string[]):
     lines.push(
       `http-request deny deny_status 403 unless { var(txn.nginx_client) -m ip ${s.allow.join(' ')} }`,
     );
+  // nginx's access phase: the source ranges, then auth_basic
+  lines.push(...authLines(ctx, auth.be, auth.auth));
   lines.push(...rewriteLines(s, paths));
   if (s.xForwardedPrefix !== undefined)
     lines.push(`http-request set-header X-Forwarded-Prefix ${hv(s.xForwardedPrefix)}`);
@@ -87,9 +99,10 @@ function backendLines(ctx: Context, s: NginxSettings, paths: readonly string[]):
 
 /**
  * `backend | nginx_backend: extra, resources.endpointslices, resources.services,
- * previous.backends`: one backend of `nginx.backends` as its whole section — `backend <name>`, the
- * lines its Ingress's ingress-nginx annotations give (`ing_` backends) or the library's defaults
- * (`svc_` backends), and its server slots. A bad value fails the render for that Ingress.
+ * previous.backends, resources.secrets`: one backend of `nginx.backends` as its whole section — its
+ * basic-auth userlist, `backend <name>`, the lines its Ingress's ingress-nginx annotations give
+ * (`ing_` backends) or the library's defaults (`svc_` backends), and its server slots. A bad
+ * value fails the render for that Ingress.
  */
 export function nginxBackend(
   this: FilterThis,
@@ -98,6 +111,7 @@ export function nginxBackend(
   slicesList: unknown,
   servicesList: unknown,
   deployed: unknown,
+  secretsList?: unknown,
 ): OutputSections {
   const ctx = this.context;
   const ing = field(backend, 'ingress');
@@ -106,8 +120,13 @@ export function nginxBackend(
     const be = str(field(backend, 'name'));
     const s = defaultNginxSettings(extra);
     let paths: string[] = [];
+    let auth: NginxAuth | undefined;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       new NginxReader(ing, extra).read(s);
+      const spec = basicAuthSpec(ing);
+      // the provider reports the notices; the Secret read here is this fragment's dependency
+      const secrets = (keys: readonly string[]) => lookup(ctx, 'nginx_backend', secretsList, keys);
+      if (spec !== undefined) auth = nginxAuthOf(ing, spec, secretsList ? secrets : undefined, []);
       paths = backendPaths(ing, str(field(backend, 'service')), str(field(backend, 'port')));
     }
     const opts = PROTO_OPTS[s.proto];
@@ -124,8 +143,9 @@ export function nginxBackend(
     const found = slotsOf(ctx, slicesList, servicesList, backend ?? {}, slots, deployedServers);
     const cookie = s.cookie === undefined ? '' : s.cookie.name;
     const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
-    const lines = new OutputLines(backendLines(ctx, s, paths), '\n  ');
-    return new OutputSections([head, lines, serverLines(found, opts, cookie)]);
+    const lines = new OutputLines(backendLines(ctx, s, paths, { be, auth }), '\n  ');
+    const users = userlistLines(ctx, be, auth);
+    return new OutputSections([users, head, lines, serverLines(found, opts, cookie)]);
   } catch (err) {
     if (err instanceof NginxRefusal)
       throw filterError(

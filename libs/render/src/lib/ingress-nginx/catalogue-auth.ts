@@ -1,4 +1,5 @@
-// Catalogue rows: snippets (refused) and authentication (planned in issue 35, never refused).
+// Catalogue rows: snippets (refused) and authentication (basic auth honoured; the rest planned
+// in issue 35, never refused).
 import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
 import { pending } from './catalogue-routing.js';
 
@@ -25,30 +26,47 @@ function auth(name: string, meaning: string, haproxy: string, more: Partial<Ngin
   return pending(AU, name, meaning, haproxy, { planned: ISSUE_35, ...more });
 }
 
+/** A basic-auth row: honoured by the ingress-nginx library (status in `more`). */
+function basic(name: string, meaning: string, haproxy: string, more: Partial<NginxAnnotation>) {
+  return pending(AU, name, meaning, haproxy, more);
+}
+
 export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
   snippet('configuration-snippet', 'nginx directives pasted into the location.'),
   snippet('server-snippet', 'nginx directives pasted into the server block.'),
   snippet('stream-snippet', 'nginx directives pasted into the stream block.'),
   snippet('auth-snippet', 'nginx directives pasted into the auth_request location.'),
   snippet('modsecurity-snippet', 'ModSecurity rules for the location.'),
-  auth(
+  basic(
     'auth-type',
     'Authentication type: `basic` or `digest`.',
-    'A `userlist` and `http-request auth`.',
+    'A `userlist` per backend of the Ingress and `http-request auth realm <realm> unless { http_auth(<userlist>) }` in those backends only.',
     {
+      status: 'honoured',
       refusedValues: [{ value: /^digest$/i, reason: 'HAProxy has no digest authentication.' }],
     },
   ),
-  auth('auth-secret', 'The Secret holding the users (namespace/name).', 'The `userlist` users.'),
-  auth(
+  basic(
+    'auth-secret',
+    "The Secret holding the users (`name`, or `namespace/name` in the Ingress's namespace).",
+    "The `userlist` users (names and hashes quoted). A missing Secret or key, or a Secret in another namespace (ingress-nginx's allow-cross-namespace-resources is false by default), answers 503.",
+    {
+      status: 'deviation',
+      deviation:
+        'Only crypt(3) hashes HAProxy checks are accepted: bcrypt ($2y$/$2b$/$2a$), SHA-512 ($6$), SHA-256 ($5$), MD5 ($1$). apr1 ($apr1$, the htpasswd default without -B) and {SHA} lines are left out with a notice naming the Ingress, the Secret and the line (that user cannot log in). A Secret change is applied by a reload (a userlist cannot change at runtime).',
+    },
+  ),
+  basic(
     'auth-secret-type',
     '`auth-file` (an htpasswd file) or `auth-map` (user: hash keys).',
     'How the Secret is read into the userlist.',
+    { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-realm',
     'The realm of `WWW-Authenticate`.',
-    '`http-request auth realm <realm>`, escaped.',
+    '`http-request auth realm <realm>`, quoted; `"` and `\\` are refused (HAProxy writes the realm unescaped).',
+    { status: 'honoured' },
   ),
   auth(
     'auth-url',

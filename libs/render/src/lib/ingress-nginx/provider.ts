@@ -18,6 +18,7 @@ import { judgeAnnotation } from './catalogue.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
+import { basicAuthSpec, nginxAuthOf } from './auth.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -75,6 +76,7 @@ function judge(ing: object): Judged {
     }
     // the values, as the backend will read them (an Ingress-wide default for the settings)
     new NginxReader(ing, {}).read(defaultNginxSettings({}));
+    basicAuthSpec(ing);
   } catch (err) {
     problem = problemOf(ing, err);
   }
@@ -136,6 +138,27 @@ function listed(snapshot: RenderSnapshot, context: ProviderContext, watched: str
   return context.watched.includes(watched) ? snapshot.list(watched) : [];
 }
 
+/**
+ * The notices of the served Ingresses' basic auth (a missing Secret, lines left out), read afresh
+ * at each render: a Secret changes without its Ingress. The backends read the users themselves
+ * (nginx_backend), so a fragment depends on its Secret only.
+ */
+function authNotices(
+  served: readonly object[],
+  snapshot: RenderSnapshot,
+  context: ProviderContext,
+): RenderNotice[] {
+  const notices: RenderNotice[] = [];
+  const secrets = context.watched.includes('secrets')
+    ? (keys: readonly string[]) => snapshot.lookup('secrets', keys)
+    : undefined;
+  for (const ing of served) {
+    const spec = basicAuthSpec(ing);
+    if (spec !== undefined) nginxAuthOf(ing, spec, secrets, notices);
+  }
+  return notices;
+}
+
 /** Settings the library refuses outright rather than ignore. */
 function checkSettings(extra: Readonly<Record<string, unknown>>): void {
   try {
@@ -172,6 +195,7 @@ export const ingressNginxProvider: ContextProvider = {
     const all = [...problems, ...nginx.problems];
     if (all.length > 0) throw new RejectedObjectsError(all);
     for (const n of nginx.notices) context.notice?.(n);
+    for (const n of authNotices(nginx.model.served, snapshot, context)) context.notice?.(n);
     return nginx.model;
   },
 };
