@@ -95,7 +95,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
       },
       60_000,
     );
-  });
+  }, 240_000);
 
   it('after SIGTERM the leader releases the Lease and the standby takes over', async () => {
     const termAt = Date.now();
@@ -125,7 +125,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
       },
       60_000,
     );
-  });
+  }, 240_000);
 
   it('a leader cut off from the API stops writing before its renew deadline; the standby writes only after the lease expired', async () => {
     // keep the leader busy up to the cut so that it has writes near it
@@ -168,7 +168,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
       `cut-off take-over: last write by the cut leader ${oldWrites.at(-1)!.at - cutAt} ms after the cut ` +
         `(deadline ${ms(lastOld.renewTime) + RD - cutAt} ms); Lease acquired ${ms(taken.acquireTime) - cutAt} ms after the cut`,
     );
-  });
+  }, 240_000);
 
   it('never had two replicas claiming leadership at once, and every change reached HAProxy', async () => {
     sampling = false;

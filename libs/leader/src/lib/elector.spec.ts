@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '#testing';
 import { LeaderElector, microTime, timingProblem, type ElectionTiming } from './elector.js';
+import type { LeaseStore } from './lease-store.js';
 import { MemoryLease } from './memory-lease-store.js';
 
 const TIMING: ElectionTiming = {
@@ -91,6 +92,54 @@ describe('LeaderElector', () => {
     const taken = lease.history.find((h) => h.writer === 'b')!;
     expect(taken.record).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
     expect(lease.history.indexOf(taken)).toBe(lease.history.indexOf(lastRenewByA) + 1);
+  });
+
+  it('stamps acquireTime after its read: a slow read never dates a take-over before the lease of the old holder ran out', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const wallNow = () => new Date(Date.UTC(2020, 0, 1) + clock.now());
+    const quiet = { onStartedLeading: () => undefined, onStoppedLeading: () => undefined };
+    let aReachable = true;
+    const a = new LeaderElector({
+      identity: 'a',
+      clock,
+      wallNow,
+      store: lease.storeFor('a', () => aReachable),
+      timing: TIMING,
+      ...quiet,
+    });
+    // once a is cut off, b's reads answer 9 s late (a loaded API server; within renewDeadline)
+    let slow = false;
+    const plain = lease.storeFor('b');
+    const slowRead: LeaseStore = {
+      ...plain,
+      get: async () => {
+        const seen = await plain.get();
+        if (slow) await new Promise((r) => clock.setTimeout(r, 9_000));
+        return seen;
+      },
+    };
+    const b = new LeaderElector({
+      identity: 'b',
+      clock,
+      wallNow,
+      store: slowRead,
+      timing: TIMING,
+      ...quiet,
+    });
+    a.start();
+    await clock.advance(1);
+    b.start();
+    await clock.advance(20_000);
+    aReachable = false;
+    await clock.advance(1_000); // b has seen a's last renewal with a fast read
+    slow = true;
+    await clock.advance(60_000);
+    const lastByA = lease.history.filter((h) => h.writer === 'a').at(-1)!.record;
+    const taken = lease.history.find((h) => h.writer === 'b')!.record;
+    expect(Date.parse(taken.acquireTime) - Date.parse(lastByA.renewTime)).toBeGreaterThanOrEqual(
+      TIMING.leaseDurationMs,
+    );
   });
 
   it('never has two working leaders, at any instant, across cut-offs and reconnections', async () => {

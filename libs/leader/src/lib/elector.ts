@@ -161,10 +161,13 @@ export class LeaderElector {
   /** One attempt; resolves whether this replica holds the lease afterwards. */
   async tryAcquireOrRenew(): Promise<boolean> {
     const sentAt = this.opts.clock.now();
-    const wall = microTime((this.opts.wallNow ?? (() => new Date()))());
     const me = this.opts.identity;
     const current = await this.bounded(this.opts.store.get());
     if (current === 'timeout') return false;
+    // The time written is taken once the read has answered, just before the write: a read slowed
+    // down (a loaded API server) must not stamp an acquisition with a time from before the old
+    // holder's last renewal. The renew deadline still counts from sentAt, the earlier instant.
+    const wall = microTime((this.opts.wallNow ?? (() => new Date()))());
     const leaseDurationSeconds = Math.ceil(this.timing.leaseDurationMs / 1000);
     if (!current) {
       if (this.draining) return false;
