@@ -195,7 +195,22 @@ describe('helm template of the chart', () => {
       .filter((r) => !r.verbs.includes('watch'))
       .flatMap((r) => r.resources);
     // nodes: read (get, list) for the NodePort address Ingress status names
-    expect(writes.sort()).toEqual(['events', 'events', 'ingresses/status', 'nodes']);
+    expect(writes.sort()).toEqual([
+      'customresourcedefinitions',
+      'events',
+      'events',
+      'ingresses/status',
+      'nodes',
+    ]);
+    // the CRD check at start reads one CRD by name, nothing more
+    expect(
+      (role.rules as Manifest[]).find((r) => r.resources.includes('customresourcedefinitions')),
+    ).toEqual({
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: ['haproxytemplateconfigs.haproxy-haptic.org'],
+      verbs: ['get'],
+    });
     const ns = find(ms, 'Role', 'edge-haptic-controller');
     expect((ns.rules as Manifest[]).flatMap((r) => r.resources).sort()).toEqual([
       'haproxytemplateconfigs',

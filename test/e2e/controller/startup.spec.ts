@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { KubeSim, type KubeObject } from '#kube-sim';
 import { eventually, freePort, haptic, printedPort, root, type HapticProcess } from './support.js';
 
@@ -154,6 +155,46 @@ describe('haptic run start-up', () => {
         .split('\n')
         .find((l) => l.includes('"level":"error"') && l.includes(sim.url));
       expect(line).toContain('HAProxyTemplateConfig haptic/haptic');
+    });
+
+    type Node = Record<string | number, unknown>;
+    const at = (o: unknown, ...path: (string | number)[]): Node =>
+      path.reduce<unknown>((n, k) => (n as Node)[k], o) as Node;
+    /** The shipped CRD, its first version changed by `edit` into an older one. */
+    const staleCrd = (edit: (version: Node) => void): KubeObject => {
+      const crd = parse(readFileSync(CRD, 'utf8')) as unknown;
+      edit(at(crd, 'spec', 'versions', 0));
+      return crd as KubeObject;
+    };
+
+    it('a CRD that does not serve the version it reads: exits 2 naming the CRD, what it found and the fix', async () => {
+      sim = await KubeSim.start({ port: 0 });
+      await sim.apply(staleCrd((v) => (v['name'] = 'v1alpha0')));
+      const proc = haptic(['run', ...base, ...ports, '--kubeconfig', sim.kubeconfigPath]);
+      expect(await proc.exited).toEqual({ code: 2, signal: null });
+      const out = proc.output();
+      expect(out).toContain(`API server ${sim.url}`);
+      expect(out).toContain(
+        'CustomResourceDefinition haproxytemplateconfigs.haproxy-haptic.org does not serve ' +
+          'version v1alpha1 that this haptic reads (found: v1alpha0)',
+      );
+      expect(out).toContain('kubectl apply --server-side -f crds/');
+    });
+
+    it('a CRD whose schema lacks fields it reads: exits 2 naming them', async () => {
+      sim = await KubeSim.start({ port: 0 });
+      await sim.apply(
+        staleCrd((v) => {
+          delete at(v, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'properties')[
+            'podSelector'
+          ];
+        }),
+      );
+      const proc = haptic(['run', ...base, ...ports, '--kubeconfig', sim.kubeconfigPath]);
+      expect(await proc.exited).toEqual({ code: 2, signal: null });
+      expect(proc.output()).toContain(
+        'its schema lacks 1 field(s) this version reads (spec.podSelector)',
+      );
     });
 
     it('no HAProxyTemplateConfig: named by /readyz until it is created, then ready', async () => {

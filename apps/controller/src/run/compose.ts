@@ -1,4 +1,5 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { join } from 'node:path';
 import { DataplaneModule } from '#dataplane';
 import { resolveHaproxyBinary } from '#haproxy-bin';
@@ -8,10 +9,11 @@ import { ReconcileModule } from '#reconcile';
 import { RENDER_SNAPSHOT_SOURCE, RenderService, type RenderSnapshotSource } from '#render';
 import { StatusModule } from '#status';
 import { ValidationModule, ValidationService } from '#validation';
-import { WatchModule } from '#watch';
+import { ClientNodeKubeApi, WatchModule } from '#watch';
 import { WebhookModule, type WebhookOptions } from '#webhook';
 import { AdmissionDryRun } from './admission-dry-run.js';
 import { startController, type RunningController } from './controller-app.js';
+import { checkTemplateConfigCrd } from './crd-check.js';
 import { renderModuleWith, type ControllerExtensions } from './extension.js';
 import { gatewayStatusSourceProvider } from './gateway-status-source.js';
 import { ingressStatusSourceProvider } from './ingress-status-source.js';
@@ -57,9 +59,9 @@ function webhookOptions(options: RunOptions): WebhookOptions {
 export function controllerFeatures(
   options: RunOptions,
   extensions: ControllerExtensions = {},
-): DynamicModule['imports'] {
   // throws StartupConfigError (exit 2) when there is no kubeconfig and no in-cluster account
-  const kc = processKubeConfig(options.kubeconfig);
+  kc: KubeConfig = processKubeConfig(options.kubeconfig),
+): DynamicModule['imports'] {
   const render = renderModuleWith(extensions);
   const validation = ValidationModule.forRoot({
     haproxyBin: resolveHaproxyBinary(options.haproxyBin),
@@ -106,6 +108,13 @@ export async function runController(
   options: RunOptions,
   extensions: ControllerExtensions = {},
 ): Promise<RunningController> {
-  const features = controllerFeatures(options, extensions) ?? [];
-  return startController(options, [...features, ...(extensions.modules ?? [])]);
+  const kc = processKubeConfig(options.kubeconfig);
+  // A stale CRD would prune the fields this version reads: refuse now (exit 2) rather than
+  // serve a config with silently missing settings. Short timeout: a slow API server is the
+  // watch's business (backoff, /readyz), not a reason to delay the start.
+  const crd = await checkTemplateConfigCrd(new ClientNodeKubeApi(kc, { requestTimeoutMs: 10_000 }));
+  const features = controllerFeatures(options, extensions, kc) ?? [];
+  const running = await startController(options, [...features, ...(extensions.modules ?? [])]);
+  new Logger('CrdCheck').log(`HAProxyTemplateConfig CRD check: ${crd}`);
+  return running;
 }

@@ -78,7 +78,8 @@ export const runCommand: CliCommand = {
         'after',
         '\nExit codes: 0 stopped by SIGTERM/SIGINT; 2 invalid flags, no Kubernetes credentials ' +
           '(no --kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster service account) or a ' +
-          '--module that cannot be loaded; 1 any other start-up failure.\n' +
+          '--module that cannot be loaded, or an installed HAProxyTemplateConfig CRD older than ' +
+          "this version (apply the chart's crds/); 1 any other start-up failure.\n" +
           'Example: haptic run --kubeconfig kc.yaml --module ./dist/my-module.js --module @team/haptic-ext',
       )
       .option('--webhook-port <port>', 'admission webhook HTTPS port (default 9443; 0 picks one)')
