@@ -7,7 +7,8 @@ import { deployedBackend } from '../fragment-globals.js';
 import { headerValue, intRange } from '../filters-haproxy.js';
 import { filterError, TemplateValueError, innermostObject } from '../provenance.js';
 import { serverLines, slotsOf } from '../ingress/filters.js';
-import { field, orDefault, str } from '../liquid-values.js';
+import { field, items, orDefault, str } from '../liquid-values.js';
+import { canaryLines, type CanarySplit } from './canary.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
 import { cookieLine, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
@@ -86,6 +87,19 @@ function backendLines(ctx: Context, s: NginxSettings, paths: readonly string[]):
 }
 
 /**
+ * `nginx.canaries | nginx_canaries`: the frontend lines resolving each mainline route with a
+ * canary to the canary's backend or the mainline's (canary.ts), one per line after `\n  `.
+ */
+export function nginxCanaries(this: FilterThis, splits: unknown): OutputLines {
+  const q = { context: this.context };
+  const lines = items(splits).flatMap((s) => canaryLines(s as CanarySplit));
+  return new OutputLines(
+    lines.map((l) => escapeLine.call(q, l)),
+    '\n  ',
+  );
+}
+
+/**
  * `backend | nginx_backend: extra, resources.endpointslices, resources.services,
  * previous.backends`: one backend of `nginx.backends` as its whole section — `backend <name>`, the
  * lines its Ingress's ingress-nginx annotations give (`ing_` backends) or the library's defaults
@@ -108,7 +122,10 @@ export function nginxBackend(
     let paths: string[] = [];
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       new NginxReader(ing, extra).read(s);
-      paths = backendPaths(ing, str(field(backend, 'service')), str(field(backend, 'port')));
+      // a canary backend takes its mainline's paths (`main_service`, `main_port`)
+      const service = field(backend, 'main_service') ?? field(backend, 'service');
+      const port = field(backend, 'main_port') ?? field(backend, 'port');
+      paths = backendPaths(ing, str(service), str(port));
     }
     const opts = PROTO_OPTS[s.proto];
     const fixed = opts !== '' || s.cookie !== undefined;
