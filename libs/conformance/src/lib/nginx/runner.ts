@@ -3,6 +3,7 @@ import { availableMajors } from '#haproxy-bin';
 import { libraryChartValues, releaseIngressClass, Stack, waitFor } from '#stack';
 import { deployBackends, suiteCertificate } from './backends.js';
 import type { CaseTools, NginxCase, Step } from './cases.js';
+import { CANARY_CASES } from './canary-cases.js';
 import { CORE_CASES } from './core-cases.js';
 import { CORS_CASES } from './cors-cases.js';
 import { call, type Target } from './http.js';
@@ -18,6 +19,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...REWRITE_CASES,
   ...CORS_CASES,
   ...TRAFFIC_CASES,
+  ...CANARY_CASES,
 ];
 
 /** The HAProxy majors the core routing cases run on by default; the other cases run on the first. */
