@@ -33,13 +33,20 @@ export interface CanaryPart {
   readonly problems: readonly RenderProblem[];
 }
 
+// An Ingress object never changes in place: its flag holds while it is the same object.
+const FLAG = new WeakMap<object, boolean>();
+
 function canaryFlag(ing: object): boolean {
+  let flag = FLAG.get(ing);
+  if (flag !== undefined) return flag;
   try {
-    return isCanary(ing);
+    flag = isCanary(ing);
   } catch (err) {
-    if (err instanceof NginxRefusal) return true; // read apart; its judging refuses the value
-    throw err;
+    if (!(err instanceof NginxRefusal)) throw err;
+    flag = true; // read apart; its judging refuses the value
   }
+  FLAG.set(ing, flag);
+  return flag;
 }
 
 let last: { inputs: IngressInputs; part: CanaryPart } | undefined;

@@ -39,7 +39,11 @@ const ing = (
   },
 });
 
-function provide(ingresses: object[], notices: RenderNotice[] = []): NginxModel {
+function provide(
+  ingresses: object[],
+  notices: RenderNotice[] = [],
+  incremental = false,
+): NginxModel {
   const snapshot = snapshotOf(
     { ingresses: ['metadata.namespace', 'metadata.name'], ingressclasses: ['metadata.name'] },
     {
@@ -52,7 +56,7 @@ function provide(ingresses: object[], notices: RenderNotice[] = []): NginxModel 
   return ingressNginxProvider.provide(snapshot, {
     extra: { controller_name: 'k8s.io/ingress-nginx' },
     watched: ['ingresses', 'ingressclasses'],
-    incremental: false,
+    incremental,
     notice: (n) => notices.push(n),
   }) as NginxModel;
 }
@@ -92,6 +96,29 @@ describe('ingress-nginx canaries', () => {
       'ing_apps_web_80_canary_apps_beta_web-v2_80 web-v2',
       'svc_apps_web_80 web',
     ]);
+  });
+
+  it('pairs a canary added to, then removed from, a served mainline (incremental renders)', () => {
+    const main = ing('main', 'i.example.com', 'web');
+    const beta = ing('beta', 'i.example.com', 'web-v2', { canary: 'true' }, later);
+    const other = ing('other', 'o.example.com', 'web');
+    const routes = (m: NginxModel) => m.prefix_routes.map((r) => `${r.key} ${r.backend}`);
+    expect(routes(provide([main, other], [], true))).toEqual([
+      'i.example.com/ svc_apps_web_80',
+      'o.example.com/ svc_apps_web_80',
+    ]);
+    const paired = provide([main, other, beta], [], true);
+    expect(routes(paired)).toEqual([
+      'i.example.com/ cy_apps_web_80_canary_apps_beta_web-v2_80',
+      'o.example.com/ svc_apps_web_80',
+    ]);
+    expect(paired.canaries).toHaveLength(1);
+    const unpaired = provide([main, other], [], true);
+    expect(routes(unpaired)).toEqual([
+      'i.example.com/ svc_apps_web_80',
+      'o.example.com/ svc_apps_web_80',
+    ]);
+    expect(unpaired.canaries).toEqual([]);
   });
 
   it('still refuses two mainlines for one host and path (the older wins)', () => {
