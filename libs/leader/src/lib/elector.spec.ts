@@ -115,7 +115,7 @@ describe('LeaderElector', () => {
       ...plain,
       get: async () => {
         const seen = await plain.get();
-        if (slow) await new Promise((r) => clock.setTimeout(r, 9_000));
+        if (slow) await new Promise<void>((r) => clock.setTimeout(() => r(), 9_000));
         return seen;
       },
     };

@@ -33,7 +33,7 @@ import {
 } from './filters-haproxy.js';
 import { FragmentRenderTag } from './fragment-tag.js';
 import { ingressBackend } from './ingress/annotations.js';
-import { nginxBackend } from './ingress-nginx/backend.js';
+import { nginxBackend, nginxCanaries } from './ingress-nginx/backend.js';
 import { serverLines, serverSlots } from './ingress/filters.js';
 import { TemplateValueError, filterError } from './provenance.js';
 import { installSyncValues } from './sync-values.js';
@@ -70,6 +70,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   server_lines: serverLines,
   ingress_backend: ingressBackend,
   nginx_backend: nginxBackend,
+  nginx_canaries: nginxCanaries,
 };
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */

@@ -53,6 +53,13 @@ describe('the ingress-nginx suite cases', () => {
       'auth-secret',
       'auth-secret-type',
       'auth-realm',
+      'canary',
+      'canary-by-header',
+      'canary-by-header-value',
+      'canary-by-header-pattern',
+      'canary-by-cookie',
+      'canary-weight',
+      'canary-weight-total',
     ])
       expect(covered.has(a), a).toBe(true);
     expect(NGINX_CASES.filter((c) => c.core).length).toBeGreaterThanOrEqual(4);

@@ -4,6 +4,7 @@ import { libraryChartValues, releaseIngressClass, Stack, waitFor } from '#stack'
 import { AUTH_CASES } from './auth-cases.js';
 import { deployBackends, suiteCertificate } from './backends.js';
 import type { CaseTools, NginxCase, Step } from './cases.js';
+import { CANARY_CASES } from './canary-cases.js';
 import { CORE_CASES } from './core-cases.js';
 import { CORS_CASES } from './cors-cases.js';
 import { call, type Target } from './http.js';
@@ -20,6 +21,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...CORS_CASES,
   ...TRAFFIC_CASES,
   ...AUTH_CASES,
+  ...CANARY_CASES,
 ];
 
 /** The HAProxy majors the core routing cases run on by default; the other cases run on the first. */

@@ -7,7 +7,8 @@ import { deployedBackend } from '../fragment-globals.js';
 import { headerValue, intRange } from '../filters-haproxy.js';
 import { filterError, TemplateValueError, innermostObject } from '../provenance.js';
 import { serverLines, slotsOf } from '../ingress/filters.js';
-import { field, orDefault, str } from '../liquid-values.js';
+import { field, items, orDefault, str } from '../liquid-values.js';
+import { canaryLines, type CanarySplit } from './canary.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
 import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
@@ -98,6 +99,19 @@ function backendLines(
 }
 
 /**
+ * `nginx.canaries | nginx_canaries`: the frontend lines resolving each mainline route with a
+ * canary to the canary's backend or the mainline's (canary.ts), one per line after `\n  `.
+ */
+export function nginxCanaries(this: FilterThis, splits: unknown): OutputLines {
+  const q = { context: this.context };
+  const lines = items(splits).flatMap((s) => canaryLines(s as CanarySplit));
+  return new OutputLines(
+    lines.map((l) => escapeLine.call(q, l)),
+    '\n  ',
+  );
+}
+
+/**
  * `backend | nginx_backend: extra, resources.endpointslices, resources.services,
  * previous.backends, resources.secrets`: one backend of `nginx.backends` as its whole section — its
  * basic-auth userlist, `backend <name>`, the lines its Ingress's ingress-nginx annotations give
@@ -127,7 +141,10 @@ export function nginxBackend(
       // the provider reports the notices; the Secret read here is this fragment's dependency
       const secrets = (keys: readonly string[]) => lookup(ctx, 'nginx_backend', secretsList, keys);
       if (spec !== undefined) auth = nginxAuthOf(ing, spec, secretsList ? secrets : undefined, []);
-      paths = backendPaths(ing, str(field(backend, 'service')), str(field(backend, 'port')));
+      // a canary backend takes its mainline's paths (`main_service`, `main_port`)
+      const service = field(backend, 'main_service') ?? field(backend, 'service');
+      const port = field(backend, 'main_port') ?? field(backend, 'port');
+      paths = backendPaths(ing, str(service), str(port));
     }
     const opts = PROTO_OPTS[s.proto];
     const fixed = opts !== '' || s.cookie !== undefined;

@@ -73,6 +73,25 @@ describe('migrationReport', () => {
     expect(r.exitCode).toBe(MigrateExit.notHonoured);
   });
 
+  it('judges the canary annotations, naming canary rules without effect on a mainline', () => {
+    const c = (a: Record<string, string>) =>
+      Object.fromEntries(Object.entries(a).map(([k, v]) => [NGINX_PREFIX + k, v]));
+    const r = migrationReport([
+      ing('beta', c({ canary: 'true', 'canary-by-header': 'X-C', 'canary-weight': '20' })),
+      ing('main', c({ 'canary-weight': '20' })),
+    ]);
+    expect(
+      r.ingresses.flatMap((i) => i.annotations.map((a) => `${i.name} ${a.verdict} ${a.detail}`)),
+    ).toEqual([
+      `beta deviation ${String(r.ingresses[0]?.annotations[0]?.detail)}`,
+      'beta honoured ',
+      'beta honoured ',
+      'main honoured without effect: the Ingress is not a canary (canary: "true"), as in ingress-nginx',
+    ]);
+    expect(r.ingresses[0]?.annotations[0]?.detail).toMatch(/mainline Ingress's annotations/);
+    expect(r.exitCode).toBe(MigrateExit.deviations);
+  });
+
   it('exits 0 when all is honoured, 3 with deviations only, 4 with anything else', () => {
     const by =
       (verdict: Verdict) =>

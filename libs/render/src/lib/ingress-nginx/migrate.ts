@@ -95,7 +95,22 @@ function verdictsOf(ing: IngressInput, judge: Judge): IngressVerdicts {
     name: text(md.name),
     ingressClass:
       text(ing.spec?.ingressClassName) || text(annotations['kubernetes.io/ingress.class']),
-    annotations: keys.map((k) => judge(k, text(annotations[k]))),
+    annotations: keys.map((k) => withoutCanary(judge(k, text(annotations[k])), annotations)),
+  };
+}
+
+const CANARY_RULE = `${NGINX_PREFIX}canary-`;
+
+/** A canary rule on an Ingress that is not a canary: no effect there, in ingress-nginx too. */
+function withoutCanary(
+  v: AnnotationVerdict,
+  annotations: Record<string, unknown>,
+): AnnotationVerdict {
+  const canary = /^(1|t|T|TRUE|true|True)$/.test(text(annotations[`${NGINX_PREFIX}canary`]).trim());
+  if (canary || !v.annotation.startsWith(CANARY_RULE) || v.verdict !== 'honoured') return v;
+  return {
+    ...v,
+    detail: 'without effect: the Ingress is not a canary (canary: "true"), as in ingress-nginx',
   };
 }
 

@@ -129,14 +129,17 @@ describe('the nginx context provider', () => {
       ing('later', 'l.example.com', [['/', 'Prefix']], {
         'auth-url': 'http://auth/check',
         'canary-weight': '10',
+        'affinity-canary-behavior': 'sticky',
         'use-regexx': 'true',
         'enable-cors': 'true',
       }),
     ]);
     expect(m.unhonoured.map((u) => `${u.ingress} ${u.annotation} ${u.verdict}`)).toEqual([
       `apps/later ${P}auth-url not-yet-honoured`,
-      `apps/later ${P}canary-weight not-yet-honoured`,
+      `apps/later ${P}affinity-canary-behavior not-yet-honoured`,
       `apps/later ${P}use-regexx unknown`,
+      // ingress-nginx reads canary rules only on a canary Ingress
+      `apps/later ${P}canary-weight no-effect`,
     ]);
     expect(m.served).toHaveLength(1);
   });
@@ -144,7 +147,9 @@ describe('the nginx context provider', () => {
   it('gives the render a notice per annotation served without effect, naming the Ingress', () => {
     const got: RenderNotice[] = [];
     ingressNginxProvider.provide(
-      snapshot([ing('later', 'l.example.com', [['/', 'Prefix']], { 'canary-weight': '10' })]),
+      snapshot([
+        ing('later', 'l.example.com', [['/', 'Prefix']], { 'affinity-canary-behavior': 'sticky' }),
+      ]),
       {
         extra: { controller_name: 'k8s.io/ingress-nginx' },
         watched: ['ingresses', 'ingressclasses'],
@@ -155,7 +160,7 @@ describe('the nginx context provider', () => {
     expect(got).toEqual([
       {
         reason: 'AnnotationNotHonoured',
-        message: `Ingress apps/later: annotation ${P}canary-weight is not honoured, served without it (not yet honoured by the ingress-nginx library)`,
+        message: `Ingress apps/later: annotation ${P}affinity-canary-behavior is not honoured, served without it (not yet honoured by the ingress-nginx library)`,
         object: { watched: 'ingresses', kind: 'ingresses', namespace: 'apps', name: 'later' },
       },
     ]);

@@ -19,13 +19,16 @@ import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
 import { basicAuthSpec, nginxAuthOf } from './auth.js';
+import { isCanary } from './canary.js';
+import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
+import type { CanarySplit } from './canary.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
   /** `namespace/name` of the Ingress. */
   readonly ingress: string;
   readonly annotation: string;
-  /** `not-yet-honoured` or `unknown`. */
+  /** `not-yet-honoured`, `unknown`, or `no-effect` (a canary rule on an Ingress not a canary). */
   readonly verdict: string;
   readonly detail: string;
 }
@@ -37,6 +40,8 @@ export interface NginxModel extends NginxRoutes {
   readonly backends: IngressModel['backends'];
   readonly tls: IngressModel['tls'];
   readonly unhonoured: readonly Unhonoured[];
+  /** The mainline routes with a canary, resolved in the frontend (`nginx_canaries`). */
+  readonly canaries: readonly CanarySplit[];
 }
 
 interface Judged {
@@ -74,6 +79,7 @@ function judge(ing: object): Judged {
       if (v.verdict === 'not-yet-honoured' || v.verdict === 'unknown')
         unhonoured.push({ ingress: id, annotation: key, verdict: v.verdict, detail: v.detail });
     }
+    if (!isCanary(ing)) unhonoured.push(...canaryRulesUnread(ing, id)); // (a bad value: refused)
     // the values, as the backend will read them (an Ingress-wide default for the settings)
     new NginxReader(ing, {}).read(defaultNginxSettings({}));
     basicAuthSpec(ing);
@@ -85,48 +91,67 @@ function judge(ing: object): Judged {
   return judged;
 }
 
+/** The canary-* rules of an Ingress that is not a canary: ingress-nginx ignores them. */
+function canaryRulesUnread(ing: object, id: string): Unhonoured[] {
+  return items(path(ing, 'metadata', 'annotations'))
+    .map((kv) => str((kv as unknown[])[0]))
+    .filter((k) => k.startsWith(`${NGINX_PREFIX}canary-`))
+    .map((annotation) => ({
+      ingress: id,
+      annotation,
+      verdict: 'no-effect',
+      detail:
+        'only an Ingress with nginx.ingress.kubernetes.io/canary: "true" reads it, as in ingress-nginx',
+    }));
+}
+
 interface Built {
   readonly model: NginxModel;
   readonly problems: readonly RenderProblem[];
   readonly notices: readonly RenderNotice[];
 }
 
-const BUILT = new WeakMap<IngressModel, Built>();
+const BUILT = new WeakMap<IngressModel, { canaries: CanaryPart; built: Built }>();
 
-function nginxModelOf(model: IngressModel): Built {
+function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
   const known = BUILT.get(model);
-  if (known) return known;
-  const problems: RenderProblem[] = [];
+  if (known && known.canaries === canaries) return known.built;
+  const problems: RenderProblem[] = [...canaries.problems];
   const unhonoured: Unhonoured[] = [];
   const notices: RenderNotice[] = [];
-  for (const ing of model.served) {
+  for (const ing of [...model.served, ...canaries.served]) {
     const j = judge(ing);
     if (j.problem) problems.push(j.problem);
     unhonoured.push(...j.unhonoured);
     notices.push(...j.unhonoured.map((u) => noticeOf(ing, u)));
   }
-  const routes = nginxRoutes(servedReadsOf(model), (r, err) =>
-    problems.push(problemOf(r.ing, err)),
-  );
+  const paired = withCanaries(servedReadsOf(model), model.backends, canaries, notices);
+  const routes = nginxRoutes(paired.served, (r, err) => problems.push(problemOf(r.ing, err)));
   const built = {
     model: {
       served: model.served,
       ...routes,
       default_backend: model.default_backend,
-      backends: model.backends,
+      backends: paired.backends,
       tls: model.tls,
       unhonoured,
+      canaries: paired.splits,
     },
     problems,
     notices,
   };
-  BUILT.set(model, built);
+  BUILT.set(model, { canaries, built });
   return built;
 }
 
 /** The notice of an annotation served without effect (a Warning Event on the Ingress). */
 function noticeOf(ing: object, u: Unhonoured): RenderNotice {
-  const what = u.verdict === 'unknown' ? 'unknown' : 'not honoured';
+  const what =
+    u.verdict === 'unknown'
+      ? 'unknown'
+      : u.verdict === 'no-effect'
+        ? 'without effect'
+        : 'not honoured';
   return {
     reason: 'AnnotationNotHonoured',
     message: `Ingress ${u.ingress}: annotation ${u.annotation} is ${what}, served without it (${u.detail})`,
@@ -182,16 +207,19 @@ export const ingressNginxProvider: ContextProvider = {
   lazy: true,
   provide(snapshot: RenderSnapshot, context: ProviderContext): NginxModel {
     checkSettings(context.extra);
+    const inputs = {
+      ingressClasses: listed(snapshot, context, 'ingressclasses'),
+      ingresses: listed(snapshot, context, 'ingresses'),
+      controllerName: context.extra['controller_name'],
+      flavour: 'ingress-nginx' as const,
+    };
+    // canaries share host and path with their mainline: modelled apart, never a conflict
+    const canaries = canaryPart(inputs);
     const { model, problems } = ingressModel(
-      {
-        ingressClasses: listed(snapshot, context, 'ingressclasses'),
-        ingresses: listed(snapshot, context, 'ingresses'),
-        controllerName: context.extra['controller_name'],
-        flavour: 'ingress-nginx',
-      },
+      { ...inputs, ingresses: inputs.ingresses.filter((i) => !canaries.all.has(i)) },
       { reuse: context.incremental !== false },
     );
-    const nginx = nginxModelOf(model);
+    const nginx = nginxModelOf(model, canaries);
     const all = [...problems, ...nginx.problems];
     if (all.length > 0) throw new RejectedObjectsError(all);
     for (const n of nginx.notices) context.notice?.(n);
