@@ -43,6 +43,9 @@ case "$MAJOR" in
   -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "debian-haproxy: the first argument is the major, 3.0 or 2.6 (try --help)" >&2; exit 1 ;;
 esac
+# The physical path: a checkout whose .tools is a link to another's shares one unpacked tree, and
+# the binary's loader path must name it the same way from both (or each would re-patch it).
+mkdir -p "$TOOLS" && TOOLS="$(cd "$TOOLS" && pwd -P)"
 BIN="$TOOLS/bin/haproxy"
 STAMP="$TOOLS/READY"
 
