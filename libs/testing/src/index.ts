@@ -7,3 +7,4 @@ export * from './lib/haproxy-matrix.js';
 export * from './lib/haproxy-process.js';
 export * from './kube-api-call.js';
 export * from './agent-pod.js';
+export * from './ingress.js';

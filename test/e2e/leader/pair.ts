@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { KubeSim, type KubeObject } from '#kube-sim';
-import { cliCommand, parseMasterShowProc, registerAgentPod } from '#testing';
+import { cliCommand, ingressObject, parseMasterShowProc, registerAgentPod } from '#testing';
 import {
   startAgent,
   type RunningAgent,
@@ -363,27 +363,7 @@ export class LeaderBed {
 
   /** Adds an Ingress routing `host`. */
   async addHost(host: string): Promise<void> {
-    await this.sim.apply({
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: { namespace: 'apps', name: host.split('.')[0]! },
-      spec: {
-        rules: [
-          {
-            host,
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    });
+    await this.sim.apply(ingressObject({ name: host.split('.')[0]!, host }));
   }
 
   /** Waits until both HAProxy pods route `host`. */

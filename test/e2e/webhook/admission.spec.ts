@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { dataplaneCredentialsSecret, describeForMajors, registerAgentPod } from '#testing';
+import {
+  dataplaneCredentialsSecret,
+  describeForMajors,
+  ingressObject,
+  registerAgentPod,
+} from '#testing';
 import { startHttpEcho, type RunningEcho } from '#echo';
 import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
@@ -76,28 +81,8 @@ describeForMajors(
       return m ? Number(m[1]) : 0;
     };
     const viaHaproxy = (host: string) => getWithHost(HAPROXY_IP, httpPort, host);
-    const ingress = (name: string, host: string, annotations: Record<string, string> = {}) => ({
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: { namespace: 'apps', name, annotations },
-      spec: {
-        ingressClassName: 'haptic',
-        rules: [
-          {
-            host,
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    });
+    const ingress = (name: string, host: string, annotations: Record<string, string> = {}) =>
+      ingressObject({ name, host, cls: 'haptic', annotations });
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'haptic-webhook-e2e-'));

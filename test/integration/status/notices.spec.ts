@@ -1,102 +1,35 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim, type KubeObject } from '#kube-sim';
-import { runController } from '../../../apps/controller/src/run/compose.js';
+import type { KubeObject, KubeSim } from '#kube-sim';
+import { ingressObject } from '#testing';
 import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
-import { resolveRunOptions } from '../../../apps/controller/src/run/run-options.js';
+import {
+  NS,
+  startController,
+  startKubectlBed,
+  statusTestConfig,
+  until,
+  type KubectlBed,
+} from './support.js';
 
 // An ingress-nginx annotation the library does not honour, seen as an operator sees it: a
 // Warning Event on the Ingress in `kubectl describe ingress` (the real kubectl against kube-sim),
 // written once while the notice stays — not once per render — and listed on /debug/notices.
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const NS = 'haptic';
 const CONTROLLER = 'k8s.io/ingress-nginx';
 const UNKNOWN = 'nginx.ingress.kubernetes.io/no-such-annotation';
 
-const config: KubeObject = {
-  apiVersion: 'haproxy-haptic.org/v1alpha1',
-  kind: 'HAProxyTemplateConfig',
-  metadata: { namespace: NS, name: 'haptic' },
-  spec: {
-    credentialsSecretRef: { name: 'creds' },
-    podSelector: { matchLabels: { app: 'haproxy' } },
-    controller: {
-      leaderElection: { enabled: false },
-      reconcile: { debounce: '20ms', maxDelay: '200ms' },
-    },
-    watchedResources: {
-      ingresses: {
-        apiVersion: 'networking.k8s.io/v1',
-        resources: 'ingresses',
-        indexBy: ['metadata.namespace', 'metadata.name'],
-      },
-      ingressclasses: {
-        apiVersion: 'networking.k8s.io/v1',
-        resources: 'ingressclasses',
-        indexBy: ['metadata.name'],
-      },
-    },
-    templatingSettings: { extraContext: { controller_name: CONTROLLER } },
-    haproxyConfig: {
-      template:
-        'global\n{% for i in nginx.served %}# {{ i.metadata.name }}\n{% endfor %}defaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend health\n  bind 127.0.0.1:8404\n  http-request return status 200\n',
-    },
-  },
-};
-
-const ingress = (name: string, annotations: Record<string, string>): KubeObject => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: { namespace: 'apps', name, annotations },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [
-      {
-        host: `${name}.example`,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: 'web', port: { number: 80 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
+const config = statusTestConfig({
+  template: '{% for i in nginx.served %}# {{ i.metadata.name }}\n{% endfor %}',
+  controllerName: CONTROLLER,
 });
 
+const ingress = (name: string, annotations: Record<string, string>): KubeObject =>
+  ingressObject({ name, cls: 'nginx', annotations });
+
 describe('render notices as Events (kubectl against kube-sim)', () => {
+  let bed: KubectlBed;
   let sim: KubeSim;
   let controller: RunningController;
-  let dir: string;
-  let kubectl: string;
-
-  const k = (...args: string[]): Promise<string> =>
-    new Promise((resolve, reject) =>
-      execFile(
-        kubectl,
-        args,
-        {
-          env: { PATH: process.env.PATH, HOME: dir, KUBECONFIG: sim.kubeconfigPath },
-          timeout: 30_000,
-        },
-        (e, out, err) =>
-          e ? reject(new Error(`kubectl ${args.join(' ')}: ${err}`)) : resolve(out),
-      ),
-    );
-  const until = async (what: string, check: () => Promise<boolean>, ms = 60_000) => {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const k = (...args: string[]): Promise<string> => bed.k(...args);
   const describeIngress = (name: string) => k('describe', 'ingress', '-n', 'apps', name);
   const eventsOf = async (name: string) =>
     (
@@ -116,17 +49,8 @@ describe('render notices as Events (kubectl against kube-sim)', () => {
       .filter((l) => l !== '');
 
   beforeAll(async () => {
-    kubectl = join(
-      execFileSync(process.execPath, [join(root, 'scripts/tools.mjs')], {
-        encoding: 'utf8',
-      }).trim(),
-      'kubectl',
-    );
-    dir = await mkdtemp(join(tmpdir(), 'haptic-notices-'));
-    sim = await KubeSim.start({
-      kubeconfigPath: join(dir, 'kubeconfig'),
-      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
-    });
+    bed = await startKubectlBed('haptic-notices-');
+    sim = bed.sim;
     await sim.apply([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } },
@@ -139,26 +63,12 @@ describe('render notices as Events (kubectl against kube-sim)', () => {
       ingress('carries', { [UNKNOWN]: 'x' }),
       config,
     ]);
-    controller = await runController(
-      resolveRunOptions(
-        {
-          kubeconfig: sim.kubeconfigPath,
-          namespace: NS,
-          configName: 'haptic',
-          address: '127.0.0.1',
-          healthPort: '0',
-          metricsPort: '0',
-          identity: 'notices-test',
-        },
-        {},
-      ),
-    );
+    controller = await startController(sim, 'notices-test');
   }, 120_000);
 
   afterAll(async () => {
     await controller?.stop();
-    await sim?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bed?.stop();
   });
 
   it('writes one Warning Event naming the annotation, not one per render, and lists it on /debug/notices', async () => {

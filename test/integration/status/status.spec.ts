@@ -1,113 +1,41 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
-import { KubeSim, type KubeObject } from '#kube-sim';
-import { runController } from '../../../apps/controller/src/run/compose.js';
+import type { KubeObject, KubeSim } from '#kube-sim';
+import { ingressObject } from '#testing';
 import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
-import { resolveRunOptions } from '../../../apps/controller/src/run/run-options.js';
+import {
+  NS,
+  startController,
+  startKubectlBed,
+  statusTestConfig,
+  until,
+  type KubectlBed,
+} from './support.js';
 
 // The status the leader writes, seen as an operator sees it: the real kubectl against kube-sim
 // (`describe haptpl`, `get ingress`, `describe ingress`), with the shipped CRD (printer columns,
 // status subresource) and the controller running in process.
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const NS = 'haptic';
 const NODE_IP = '192.0.2.10';
 
 const config = (
   status: object,
   template = '{% for i in ingress.served %}# {{ i.metadata.name }}\n{% endfor %}',
-): KubeObject => ({
-  apiVersion: 'haproxy-haptic.org/v1alpha1',
-  kind: 'HAProxyTemplateConfig',
-  metadata: { namespace: NS, name: 'haptic' },
-  spec: {
-    credentialsSecretRef: { name: 'creds' },
-    podSelector: { matchLabels: { app: 'haproxy' } },
-    controller: {
-      leaderElection: { enabled: false },
-      reconcile: { debounce: '20ms', maxDelay: '200ms' },
-      status,
-    },
-    watchedResources: {
-      ingresses: {
-        apiVersion: 'networking.k8s.io/v1',
-        resources: 'ingresses',
-        indexBy: ['metadata.namespace', 'metadata.name'],
-      },
-      ingressclasses: {
-        apiVersion: 'networking.k8s.io/v1',
-        resources: 'ingressclasses',
-        indexBy: ['metadata.name'],
-      },
-    },
-    templatingSettings: {
-      extraContext: { controller_name: 'haproxy-haptic.org/ingress-controller' },
-    },
-    haproxyConfig: {
-      template: `global\n${template}defaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend health\n  bind 127.0.0.1:8404\n  http-request return status 200\n`,
-    },
-  },
-});
+): KubeObject =>
+  statusTestConfig({
+    template,
+    controllerName: 'haproxy-haptic.org/ingress-controller',
+    status,
+  });
 
-const ingress = (name: string, cls: string, host = `${name}.example`): KubeObject => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: { namespace: 'apps', name },
-  spec: {
-    ingressClassName: cls,
-    rules: [
-      {
-        host,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: 'web', port: { number: 80 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
+const ingress = (name: string, cls: string, host = `${name}.example`): KubeObject =>
+  ingressObject({ name, cls, host });
 
 describe('status written back (kubectl against kube-sim)', () => {
+  let bed: KubectlBed;
   let sim: KubeSim;
   let controller: RunningController;
-  let dir: string;
-  let kubectl: string;
-
-  const k = (...args: string[]): Promise<string> =>
-    new Promise((resolve, reject) =>
-      execFile(
-        kubectl,
-        args,
-        {
-          env: { PATH: process.env.PATH, HOME: dir, KUBECONFIG: sim.kubeconfigPath },
-          timeout: 30_000,
-        },
-        (e, out, err) =>
-          e ? reject(new Error(`kubectl ${args.join(' ')}: ${err}`)) : resolve(out),
-      ),
-    );
-  const until = async (
-    what: string | (() => string),
-    check: () => Promise<boolean>,
-    ms = 30_000,
-  ) => {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end)
-        throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const k = (...args: string[]): Promise<string> => bed.k(...args);
   const describeConfig = () => k('describe', 'haptpl', '-n', NS, 'haptic');
   const statusPatch = (path: string, status: object) =>
     fetch(`${sim.url}${path}/status`, {
@@ -117,17 +45,8 @@ describe('status written back (kubectl against kube-sim)', () => {
     });
 
   beforeAll(async () => {
-    kubectl = join(
-      execFileSync(process.execPath, [join(root, 'scripts/tools.mjs')], {
-        encoding: 'utf8',
-      }).trim(),
-      'kubectl',
-    );
-    dir = await mkdtemp(join(tmpdir(), 'haptic-status-'));
-    sim = await KubeSim.start({
-      kubeconfigPath: join(dir, 'kubeconfig'),
-      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
-    });
+    bed = await startKubectlBed('haptic-status-');
+    sim = bed.sim;
     await sim.apply([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } },
@@ -152,26 +71,12 @@ describe('status written back (kubectl against kube-sim)', () => {
       addresses: [{ type: 'InternalIP', address: NODE_IP }],
     });
     expect(node.status).toBe(200);
-    controller = await runController(
-      resolveRunOptions(
-        {
-          kubeconfig: sim.kubeconfigPath,
-          namespace: NS,
-          configName: 'haptic',
-          address: '127.0.0.1',
-          healthPort: '0',
-          metricsPort: '0',
-          identity: 'status-test',
-        },
-        {},
-      ),
-    );
+    controller = await startController(sim, 'status-test');
   }, 120_000);
 
   afterAll(async () => {
     await controller?.stop();
-    await sim?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await bed?.stop();
   });
 
   it('writes the conditions of a valid config; kubectl get/describe haptpl show them', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '#index';
+import { ingressObject } from '#testing';
 import { RejectedObjectsError } from '../provenance.js';
 import type { RenderNotice } from '../types.js';
 import { ingressNginxProvider, type NginxModel } from './provider.js';
@@ -13,31 +14,15 @@ const ing = (
   service: string,
   annotations: Record<string, string> = {},
   at = '2024-01-01T00:00:00Z',
-) => ({
-  metadata: {
-    namespace: 'apps',
+) =>
+  ingressObject({
     name,
+    host,
+    service,
+    cls: 'nginx',
     creationTimestamp: at,
     annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [
-      {
-        host,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: service, port: { number: 80 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
+  });
 
 function provide(
   ingresses: object[],

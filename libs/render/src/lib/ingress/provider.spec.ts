@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplates, type CompiledTemplates } from '../compile.js';
 import { render } from '../render.js';
 import { snapshotOf } from '#index';
+import { ingressObject } from '#testing';
 import type { RenderSnapshot } from '../types.js';
 import { specOf } from '../spec-fixture.test.js';
 
@@ -24,26 +25,13 @@ function compiled(): CompiledTemplates {
   return result.value;
 }
 
-const ing = (name: string, host: string) => ({
-  metadata: { namespace: 'apps', name, creationTimestamp: `2024-01-01T00:00:0${name.length}Z` },
-  spec: {
-    ingressClassName: 'haptic',
-    rules: [
-      {
-        host,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: 'web', port: { number: 80 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
+const ing = (name: string, host: string) =>
+  ingressObject({
+    name,
+    host,
+    cls: 'haptic',
+    creationTimestamp: `2024-01-01T00:00:0${name.length}Z`,
+  });
 
 function snapshot(ingresses: object[]): RenderSnapshot {
   return snapshotOf(
