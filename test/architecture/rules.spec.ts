@@ -44,6 +44,7 @@ describe('import rules', () => {
     ['testing-only-in-tests', 'libs/render/src/uses-testing.ts'],
     ['lib-through-index', 'apps/controller/src/deep-import.ts'],
     ['no-circular', 'libs/render/src/cycle-a.ts'],
+    ['no-circular', 'libs/render/src/type-cycle-a.ts'],
     ['kube-client-only-where-allowed', 'libs/render/src/uses-kube.ts'],
   ])(
     'rule %s bites on %s',

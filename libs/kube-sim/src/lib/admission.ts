@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
-import type { AdmissionRequest } from './api-types.js';
+import type { AdmissionRequest, TypeLookup } from './api-types.js';
 import {
   evaluateMatchConditions,
   validateMatchConditions,
   type MatchCondition,
 } from './match-conditions.js';
-import type { Registry } from './registry.js';
 import { fromStructured, matchLabels, type StructuredSelector } from './selectors.js';
 import { ApiError, errors } from './status.js';
 import type { Store } from './store.js';
@@ -99,7 +98,7 @@ export function validateWebhookConfiguration(o: KubeObject): { field: string; me
 export class Admission {
   constructor(
     private readonly store: Store,
-    private readonly registry: Registry,
+    private readonly registry: TypeLookup,
   ) {}
 
   /** Runs every matching webhook; throws the real server's error on denial or failure. */

@@ -35,3 +35,18 @@ export interface AdmissionRequest {
 
 /** Called before a write is stored; throws an ApiError to refuse it, returns warnings otherwise. */
 export type AdmissionHook = (req: AdmissionRequest) => Promise<string[]>;
+
+/** What the scale subresource needs of the API (the API implements it; no import back). */
+export interface ScaleTarget {
+  ref(s: Scope): { group: string; resource: string; name: string };
+  get(s: Scope): KubeObject;
+  modify(
+    s: Scope,
+    compute: (old: KubeObject) => { proposed: KubeObject; conditional: boolean },
+  ): Promise<WriteOutcome>;
+}
+
+/** Resource types by group, version and plural (the registry implements it). */
+export interface TypeLookup {
+  find(group: string, version: string, plural: string): ResourceType | undefined;
+}

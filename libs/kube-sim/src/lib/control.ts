@@ -1,12 +1,19 @@
 import type { CutRule } from './client-faults.js';
-import type { FailRule } from './faults.js';
+import type { FailRule, Faults } from './faults.js';
 import { errors } from './status.js';
 import { isObject } from './types.js';
-import type { KubeSim } from './kube-sim.js';
+
+/** What the control endpoint drives (KubeSim implements it; no import back). */
+export interface ControlledSim {
+  readonly faults: Faults;
+  readonly resourceVersion: string;
+  readonly openWatches: number;
+  reset(): Promise<void>;
+}
 
 /** The control endpoint (POST /kube-sim/...): faults and reset for tests in other processes. */
 export class Control {
-  constructor(private readonly sim: KubeSim) {}
+  constructor(private readonly sim: ControlledSim) {}
 
   async run(action: string, body: unknown): Promise<unknown> {
     const b = isObject(body) ? body : {};

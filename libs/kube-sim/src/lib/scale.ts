@@ -1,5 +1,4 @@
-import type { Scope, WriteOutcome } from './api-types.js';
-import type { Api } from './api.js';
+import type { ScaleTarget, Scope, WriteOutcome } from './api-types.js';
 import { applyPatch } from './patch-dispatch.js';
 import type { ResourceType, ScaleSpec } from './resource-type.js';
 import { errors } from './status.js';
@@ -98,7 +97,7 @@ function replicasOf(t: ResourceType, scale: unknown, name: string): number {
 
 /** GET, PUT and PATCH of `<resource>/scale`: reads and writes the parent's replicas. */
 export async function scaleRequest(
-  api: Api,
+  api: ScaleTarget,
   s: Scope,
   method: string,
   body: unknown,

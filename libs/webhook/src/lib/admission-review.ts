@@ -119,3 +119,16 @@ export function ingressAdmissionReview(
     },
   };
 }
+
+/** What the request was about: a HAProxyTemplateConfig, or a watched (or unknown) resource. */
+export type ReviewKind = 'config' | 'resource';
+
+/** One review's outcome: the verdict, and how it was reached (for metrics and logs). */
+export interface Review {
+  readonly kind: ReviewKind;
+  /** `skipped`: allowed without a dry run (another class, not watched, no config yet). */
+  readonly result: 'allowed' | 'denied' | 'skipped';
+  readonly verdict: AdmissionVerdict;
+  /** Whether the dry run ran `haproxy -c` (false: only runtime-applicable parts changed). */
+  readonly haproxyCheck?: boolean;
+}

@@ -1,7 +1,6 @@
 import { parseTemplateConfig } from '#core';
 import type { AdmissionDryRunPort, DryRunVerdict } from '#events';
-import type { AdmissionRequest } from './admission-review.js';
-import type { Review } from './review.js';
+import type { AdmissionRequest, Review } from './admission-review.js';
 
 /** At most this many problems are listed in one denial (the rest are counted). */
 const MAX_LISTED = 5;

@@ -1,10 +1,9 @@
 import type { TemplateConfig } from '#core';
 import type { AdmissionDryRunPort, KubeObject, OverlayChange, RenderedOutputs } from '#events';
-import type { AdmissionRequest } from './admission-review.js';
+import type { AdmissionRequest, Review } from './admission-review.js';
 import { servedByClass } from './ingress-class.js';
 import { onlyRuntimeChanges } from './runtime-only.js';
 import { fieldsWithControlCharacters } from './suspect-fields.js';
-import type { Review } from './review.js';
 
 /** What reviewing a watched object needs besides the request. */
 export interface ObjectReviewDeps {

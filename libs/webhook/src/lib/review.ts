@@ -1,21 +1,10 @@
 import { TEMPLATE_CONFIG_GROUP, type TemplateConfig } from '#core';
 import type { AdmissionDryRunPort } from '#events';
-import type { AdmissionRequest, AdmissionVerdict } from './admission-review.js';
+import type { AdmissionRequest, Review } from './admission-review.js';
 import { reviewConfig } from './review-config.js';
 import { reviewObject, watchedFor, type ObjectReviewDeps } from './review-object.js';
 
-/** What the request was about: a HAProxyTemplateConfig, or a watched (or unknown) resource. */
-export type ReviewKind = 'config' | 'resource';
-
-/** One review's outcome: the verdict, and how it was reached (for metrics and logs). */
-export interface Review {
-  readonly kind: ReviewKind;
-  /** `skipped`: allowed without a dry run (another class, not watched, no config yet). */
-  readonly result: 'allowed' | 'denied' | 'skipped';
-  readonly verdict: AdmissionVerdict;
-  /** Whether the dry run ran `haproxy -c` (false: only runtime-applicable parts changed). */
-  readonly haproxyCheck?: boolean;
-}
+export type { Review, ReviewKind } from './admission-review.js';
 
 export interface ReviewerDeps extends ObjectReviewDeps {
   readonly dryRun: AdmissionDryRunPort;
