@@ -2,49 +2,62 @@
 // test/architecture/rules.spec.ts proves each rule reports a fixture that breaks it.
 /** Libraries every feature lib may use: the shared kernel and leaf libraries (haproxy-bin picks the HAProxy binary). */
 const SHARED = '(core|bus|events|haproxy-config|haproxy-bin)';
-/** Libraries that may reach into any other (test and bench tooling). */
-const TOOLING = '(testing|bench|stack|conformance)';
-/** Libraries that may talk to the Kubernetes API directly. */
-const KUBE_CLIENTS = '(watch|leader|status|kube-sim|node-sim|testing|bench|stack)';
+/** Test-bed libraries that may reach into any other (test and bench tooling), under libs/testbed/. */
+const TOOLING = '(testing|bench|stack|conformance|cli)';
+/** Product libraries that may talk to the Kubernetes API directly (and, under libs/testbed/, these). */
+const KUBE_CLIENTS = '(watch|leader|status)';
+const TESTBED_KUBE_CLIENTS = '(kube-sim|node-sim|testing|bench|stack)';
 const TEST_FILE = '(\\.spec\\.ts$|^test/)';
+/** A lib's folder: libs/<name>/ (the product) or libs/testbed/<name>/ (the test-bed); $1 is the name. */
+const LIB = '^libs/(?:testbed/)?([^/]+)/';
+const ANY_LIB_SRC = '^libs/(?:testbed/)?[^/]+/src/';
+const ANY_LIB_INDEX = '^libs/(?:testbed/)?[^/]+/src/index\\.ts$';
 
 module.exports = {
   forbidden: [
+    {
+      name: 'product-never-imports-testbed',
+      comment:
+        'The product (apps/, libs/ outside libs/testbed/) never imports the test-bed; the test-bed may import the product.',
+      severity: 'error',
+      from: { path: '^(apps|libs)/', pathNot: ['^libs/testbed/', TEST_FILE] },
+      to: { path: '^libs/testbed/' },
+    },
     {
       name: 'no-sibling-libs',
       comment:
         'A lib imports only the shared kernel (core, bus, events) and leaf libs, never a sibling feature lib.',
       severity: 'error',
-      from: { path: '^libs/([^/]+)/', pathNot: [`^libs/${TOOLING}/`, TEST_FILE] },
-      to: { path: '^libs/([^/]+)/', pathNot: [`^libs/${SHARED}/`, '^libs/$1/'] },
+      from: { path: LIB, pathNot: [`^libs/testbed/${TOOLING}/`, TEST_FILE] },
+      to: { path: LIB, pathNot: [`^libs/${SHARED}/`, '^libs/(?:testbed/)?$1/'] },
     },
     {
       name: 'pure-lib-folders',
       comment: "Code under a lib's src/lib/ is pure: no Nest, no bus.",
       severity: 'error',
-      from: { path: '^libs/([^/]+)/src/lib/', pathNot: TEST_FILE },
-      to: { path: ['node_modules/@nestjs/', '^libs/bus/'], pathNot: '^libs/$1/' },
+      from: { path: `${LIB}src/lib/`, pathNot: TEST_FILE },
+      to: { path: ['node_modules/@nestjs/', '^libs/bus/'], pathNot: '^libs/(?:testbed/)?$1/' },
     },
     {
       name: 'testing-only-in-tests',
-      comment: 'libs/testing is imported by tests only.',
+      comment: 'libs/testbed/testing is imported by tests (and test-bed tooling) only.',
       severity: 'error',
-      from: { pathNot: [TEST_FILE, '^libs/testing/', `^libs/${TOOLING}/`] },
-      to: { path: '^libs/testing/' },
+      from: { pathNot: [TEST_FILE, '^libs/testbed/testing/', `^libs/testbed/${TOOLING}/`] },
+      to: { path: '^libs/testbed/testing/' },
     },
     {
       name: 'lib-through-index',
       comment: 'Other code enters a lib only through its src/index.ts.',
       severity: 'error',
-      from: { path: '^(apps|libs|test)/', pathNot: '^libs/([^/]+)/' },
-      to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/index\\.ts$' },
+      from: { path: '^(apps|libs|test)/', pathNot: LIB },
+      to: { path: ANY_LIB_SRC, pathNot: ANY_LIB_INDEX },
     },
     {
       name: 'lib-through-index-from-libs',
       comment: 'A lib enters another lib only through its src/index.ts.',
       severity: 'error',
-      from: { path: '^libs/([^/]+)/' },
-      to: { path: '^libs/[^/]+/src/', pathNot: ['^libs/[^/]+/src/index\\.ts$', '^libs/$1/'] },
+      from: { path: LIB },
+      to: { path: ANY_LIB_SRC, pathNot: [ANY_LIB_INDEX, '^libs/(?:testbed/)?$1/'] },
     },
     {
       name: 'app-through-index',
@@ -57,7 +70,10 @@ module.exports = {
       name: 'kube-client-only-where-allowed',
       comment: 'Only watch, leader and status (and the test-bed) use @kubernetes/client-node.',
       severity: 'error',
-      from: { path: '^libs/', pathNot: [`^libs/${KUBE_CLIENTS}/`, TEST_FILE] },
+      from: {
+        path: '^libs/',
+        pathNot: [`^libs/${KUBE_CLIENTS}/`, `^libs/testbed/${TESTBED_KUBE_CLIENTS}/`, TEST_FILE],
+      },
       to: { path: 'node_modules/@kubernetes/client-node/' },
     },
     {

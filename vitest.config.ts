@@ -9,8 +9,14 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 // helm, patchelf) come first for every test and the processes they start.
 process.env['PATH'] = `${root}.tools/bin${delimiter}${process.env['PATH'] ?? ''}`;
 
-/** `#name` resolves to libs/name/src/index.ts in tests (package.json "imports" points at dist for runtime). */
-const libAlias = { find: /^#([a-z][a-z0-9-]*)$/, replacement: `${root}libs/$1/src/index.ts` };
+/**
+ * `#name` resolves to libs/name/src/index.ts in tests, `#testbed/name` to the test-bed's
+ * libs/testbed/name/src/index.ts (package.json "imports" points at dist for runtime).
+ */
+const libAlias = {
+  find: /^#((?:testbed\/)?[a-z][a-z0-9-]*)$/,
+  replacement: `${root}libs/$1/src/index.ts`,
+};
 
 const shared = {
   resolve: { alias: [libAlias] },

@@ -14,7 +14,10 @@ import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/apps/controller/src/', import.meta.url);
-const entry = new URL('main.js', dist);
+// From a checkout, the test-bed's CLI (the product's commands and its own: kube-sim, node-sim,
+// echo, bench); in the image, which carries no test bed, the product's.
+const testBed = new URL('../dist/libs/testbed/cli/src/main.js', import.meta.url);
+const entry = existsSync(testBed) ? testBed : new URL('main.js', dist);
 if (!existsSync(entry)) {
   process.stderr.write('haptic: not built yet; run `npm run build` in the haptic checkout\n');
   process.exit(1);

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run conformance -- --suite ingress [-o json] [--report FILE] [--feature F.feature ...]`: runs a conformance suite
 // (Gherkin features under test/conformance/<suite>/) against the stack and prints its report.
-// `--suite gateway-api [--case NAME ...]`: the Gateway API cases (libs/conformance/src/lib/gateway).
+// `--suite gateway-api [--case NAME ...]`: the Gateway API cases (libs/testbed/conformance/src/lib/gateway).
 // `--suite ingress-nginx [--case NAME ...] [--haproxy-major M ...]`: haptic's behavioural suite of
-// the ingress-nginx library (libs/conformance/src/lib/nginx): every case on the first major (3.0),
+// the ingress-nginx library (libs/testbed/conformance/src/lib/nginx): every case on the first major (3.0),
 // the core routing cases on the others too (default 3.0 and 2.6).
 // Exit code 1 when a case failed or was skipped.
 import { spawnSync } from 'node:child_process';
@@ -37,10 +37,10 @@ function step(what, cmd, args) {
   }
 }
 step('scripts/setup.sh', 'bash', ['scripts/setup.sh']);
-if (!existsSync(join(root, 'dist/libs/conformance/src/index.js')))
+if (!existsSync(join(root, 'dist/libs/testbed/conformance/src/index.js')))
   step('npm run build', 'npm', ['run', '--silent', 'build']);
 
-const { runSuite, formatReport } = await import('#conformance');
+const { runSuite, formatReport } = await import('#testbed/conformance');
 const features =
   values.suite === 'gateway-api' || values.suite === 'ingress-nginx'
     ? values.case

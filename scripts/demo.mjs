@@ -58,10 +58,10 @@ function step(what, cmd, args) {
 
 process.stdout.write('preparing: HAProxy 3.0, kubectl and helm in .tools (scripts/setup.sh)...\n');
 step('scripts/setup.sh', 'bash', ['scripts/setup.sh']);
-if (!existsSync(join(root, 'dist/libs/stack/src/index.js')))
+if (!existsSync(join(root, 'dist/libs/testbed/stack/src/index.js')))
   step('npm run build', 'npm', ['run', '--silent', 'build']);
 
-const { startDemo, describeDemo } = await import('#stack');
+const { startDemo, describeDemo } = await import('#testbed/stack');
 const dir = await mkdtemp(join(tmpdir(), 'haptic-demo-'));
 const logFile = join(dir, 'demo.log');
 const logLines = [];

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Generates libs/kube-sim/src/lib/protobuf-fields.json: for every message type reachable from the
+// Generates libs/testbed/kube-sim/src/lib/protobuf-fields.json: for every message type reachable from the
 // kinds kube-sim decodes from protobuf, its field numbers, JSON names and types, read from
 // Kubernetes' public generated.proto files (k8s.io/api and k8s.io/apimachinery). kube-sim decodes
-// protobuf request bodies generically from that table (libs/kube-sim/src/lib/protobuf.ts).
+// protobuf request bodies generically from that table (libs/testbed/kube-sim/src/lib/protobuf.ts).
 //
 // Usage: node scripts/gen-kube-sim-protobuf.mjs <dir>
 //   where <dir>/k8s.io/api/... and <dir>/k8s.io/apimachinery/... hold the generated.proto files

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates libs/kube-sim/src/lib/builtin-schemas.json: the field names and types of the built-in
+// Generates libs/testbed/kube-sim/src/lib/builtin-schemas.json: the field names and types of the built-in
 // kinds kube-sim serves, read from the model classes of @kubernetes/client-node (generated from
 // Kubernetes' own OpenAPI). kube-sim uses them to find unknown fields and wrong types in built-in
 // objects as a real API server's strict decoder does. Run after upgrading client-node.

@@ -25,16 +25,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cacheDir = join(root, '.tools', 'image');
 const stageDir = join(root, '.cache', 'image', 'context');
 
-/** dist/ folders of the test bed, kept out of the runtime image (`haptic run` never loads them). */
-export const testBedLibs = [
-  'kube-sim',
-  'node-sim',
-  'bench',
-  'conformance',
-  'echo',
-  'stack',
-  'testing',
-];
+/** The test bed's dist/ folder, kept out of the runtime image (the product never imports it). */
+export const testBedDist = join('dist', 'libs', 'testbed');
 
 /** Debian packages of the base beyond the essential set. */
 const basePackages = ['haproxy', 'tini', 'ca-certificates', 'libstdc++6', 'libatomic1'];
@@ -196,9 +188,8 @@ function stageApp() {
   mkdirSync(app, { recursive: true });
   cpSync(join(root, 'package.json'), join(app, 'package.json'));
   cpSync(join(root, 'bin'), join(app, 'bin'), { recursive: true });
-  const excluded = new Set(testBedLibs.map((l) => join(root, 'dist', 'libs', l)));
   const keep = (src) =>
-    !excluded.has(src) &&
+    src !== join(root, testBedDist) &&
     !src.endsWith('.map') &&
     !src.endsWith('.d.ts') &&
     !src.endsWith('.tsbuildinfo');

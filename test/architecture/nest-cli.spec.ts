@@ -8,23 +8,31 @@ const nest = JSON.parse(readFileSync(`${root}nest-cli.json`, 'utf8')) as {
   projects: Record<string, { type: string; root: string; sourceRoot: string }>;
 };
 
+/** The project folders under `dir` (libs/testbed/ holds the test-bed's libraries, one level down). */
+function projectFolders(dir: string): string[] {
+  return readdirSync(`${root}${dir}`, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) =>
+      dir === 'libs' && e.name === 'testbed'
+        ? projectFolders('libs/testbed')
+        : [`${dir}/${e.name}`],
+    )
+    .sort();
+}
+
 describe('nest-cli.json', () => {
   it.each([
     ['libs', 'library'],
     ['apps', 'application'],
   ])('lists every folder of %s as a %s', (dir, type) => {
-    const folders = readdirSync(`${root}${dir}`, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort();
     const listed = Object.entries(nest.projects)
       .filter(([, p]) => p.type === type)
       .map(([name, p]) => {
-        expect(p.root).toBe(`${dir}/${name}`);
-        expect(p.sourceRoot).toBe(`${dir}/${name}/src`);
-        return name;
+        expect(p.root.endsWith(`/${name}`)).toBe(true);
+        expect(p.sourceRoot).toBe(`${p.root}/src`);
+        return p.root;
       })
       .sort();
-    expect(listed).toEqual(folders);
+    expect(listed).toEqual(projectFolders(dir));
   });
 });

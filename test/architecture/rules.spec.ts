@@ -46,6 +46,8 @@ describe('import rules', () => {
     ['no-circular', 'libs/render/src/cycle-a.ts'],
     ['no-circular', 'libs/render/src/type-cycle-a.ts'],
     ['kube-client-only-where-allowed', 'libs/render/src/uses-kube.ts'],
+    ['product-never-imports-testbed', 'libs/render/src/uses-testbed.ts'],
+    ['product-never-imports-testbed', 'apps/controller/src/uses-testbed.ts'],
   ])(
     'rule %s bites on %s',
     async (rule, from) => {

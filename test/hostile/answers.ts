@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { canonicalHeaderName } from '#echo';
+import { canonicalHeaderName } from '#testbed/echo';
 import { ROUTE_TAG } from './library.js';
 import type { Obj } from './objects.js';
 

@@ -4,6 +4,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -11,9 +12,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpEcho, type RunningEcho } from '#echo';
-import { KubeSim, type KubeObject } from '#kube-sim';
-import { dataplaneCredentialsSecret, freePort, registerAgentPod } from '#testing';
+import { startHttpEcho, type RunningEcho } from '#testbed/echo';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
+import { dataplaneCredentialsSecret, freePort, registerAgentPod } from '#testbed/testing';
 import { eventually, getWithHost, root } from '../e2e/controller/support.js';
 import { builtImages, processes, runOnce, start, stop, zombies } from './podman.js';
 import { templateConfig } from './scenario.js';
@@ -38,10 +39,26 @@ describe('the controller image', () => {
     expect(node.stdout.trim()).toBe(`v${wanted![1]}`);
   });
 
-  it('leaves the test bed out: kube-sim is refused with a clear message', () => {
+  it('leaves the test bed out: no libs/testbed code, kube-sim is refused with a clear message', () => {
     const r = runOnce(images.controller, ['kube-sim']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('haptic kube-sim: not part of this installation');
+    expect(r.stderr).toContain('haptic kube-sim: part of the test bed, not of this installation');
+    const help = runOnce(images.controller, ['--help']);
+    expect(help.stdout).not.toMatch(/^\s+(kube-sim|node-sim|echo|bench)\b/m);
+    // what dist/libs holds in the image: the product's libraries, and no test-bed folder
+    const listing = runOnce(
+      images.controller,
+      ['-e', "console.log(require('fs').readdirSync('/app/dist/libs').sort().join(' '))"],
+      ['--entrypoint', 'node'],
+    );
+    expect(listing.status).toBe(0);
+    const libs = listing.stdout.trim().split(' ');
+    expect(libs).not.toContain('testbed');
+    expect(libs).toEqual(
+      readdirSync(join(root, 'libs'))
+        .filter((l) => l !== 'testbed')
+        .sort(),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // The configuration the image test deploys: Ingress hosts go to a host map, Services become
 // backends whose servers come from EndpointSlices (the shape of test/e2e/controller's first-traffic
 // scenario; the full Ingress library is tested elsewhere).
-import type { KubeObject } from '#kube-sim';
+import type { KubeObject } from '#testbed/kube-sim';
 import { HAPROXY_CFG, HOSTS_MAP } from '../support/map-routed.js';
 
 const watched = (apiVersion: string, resources: string, byName: string) => ({

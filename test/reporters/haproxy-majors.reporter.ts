@@ -4,7 +4,7 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 // `[haproxy X.Y]`) per HAProxy major and prints one summary line each after the run. Prints
 // nothing when no such suite ran, so it can stay in the shared Vitest configuration.
 const TAG = /^\[haproxy (\d+\.\d+)\]/;
-/** Matches LEFT_OUT_MARKER of libs/testing's describeForMajors. */
+/** Matches LEFT_OUT_MARKER of libs/testbed/testing's describeForMajors. */
 const LEFT_OUT = '(left out by HAPTIC_HAPROXY_MAJORS)';
 
 interface Tally {

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { startHttpEcho, type RunningEcho } from '#echo';
+import { startHttpEcho, type RunningEcho } from '#testbed/echo';
 import { freePort, getWithHost, root } from '../e2e/controller/support.js';
 import { freeOn, LEASE, LeaderBed, type Replica } from '../e2e/leader/pair.js';
 import { assembleIngressLibrary } from '../hostile/library.js';

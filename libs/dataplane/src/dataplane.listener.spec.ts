@@ -1,7 +1,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createTestBus } from '#testing';
+import { createTestBus } from '#testbed/testing';
 import { DataplaneListener } from './dataplane.listener.js';
 import { Fleet, type FleetOptions } from './lib/fleet.js';
 import {

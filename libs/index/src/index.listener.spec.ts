@@ -1,5 +1,5 @@
 import type { HapticBus } from '#events';
-import { createTestBus, published } from '#testing';
+import { createTestBus, published } from '#testbed/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IndexListener } from './index.listener.js';
 import { ResourceIndex } from './lib/resource-index.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BusModule, EVENT_BUS } from '#bus';
 import { parseTemplateConfigText, type TemplateConfig } from '#core';
 import { METRICS_REGISTRY, type HapticBus, type LeaderElectionRunnable } from '#events';
-import { FakeClock } from '#testing';
+import { FakeClock } from '#testbed/testing';
 import { LeaderModule } from './leader.module.js';
 import { MemoryLease } from './lib/memory-lease-store.js';
 

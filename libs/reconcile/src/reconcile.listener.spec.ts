@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTemplateConfigText } from '#core';
-import { createTestBus, FakeClock, published } from '#testing';
+import { createTestBus, FakeClock, published } from '#testbed/testing';
 import { Counter } from 'prom-client';
 import { ReconcileListener } from './reconcile.listener.js';
 import { RECONCILE_TOTAL } from './reconcile.metrics.js';

@@ -3,7 +3,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { BusModule, EVENT_BUS } from '#bus';
 import { parseTemplateConfigText } from '#core';
 import type { HapticBus } from '#events';
-import { published } from '#testing';
+import { published } from '#testbed/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { snapshotOf } from '#index';
 import { RenderListener } from './render.listener.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gauge, Histogram } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createTestBus } from '#testing';
+import { createTestBus } from '#testbed/testing';
 import { RenderMetrics } from './render.metrics.js';
 
 /** A real self-signed certificate and its key, valid for `days`. */

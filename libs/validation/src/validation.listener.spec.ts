@@ -1,5 +1,5 @@
 import { parseTemplateConfigText } from '#core';
-import { createTestBus, published } from '#testing';
+import { createTestBus, published } from '#testbed/testing';
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { emptyOutputs } from './lib/outputs.js';

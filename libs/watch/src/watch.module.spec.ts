@@ -4,7 +4,7 @@ import { parseTemplateConfig } from '#core';
 import type { HapticBus } from '#events';
 import { IndexModule, ResourceIndex } from '#index';
 import { describe, expect, it } from 'vitest';
-import { FakeKubeApi } from '#testing';
+import { FakeKubeApi } from '#testbed/testing';
 import { WatchModule } from './watch.module.js';
 import { KUBE_API } from './watch.tokens.js';
 

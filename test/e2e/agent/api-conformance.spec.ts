@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import type { ConformanceContext } from './conformance-context.js';
 import {
   configServers,

@@ -214,7 +214,7 @@ export async function startUpstream(
   };
 }
 
-export { freePort } from '#testing';
+export { freePort } from '#testbed/testing';
 
 /** The current worker PID of an agent's HAProxy. */
 export async function workerPid(agent: RunningAgent): Promise<number> {

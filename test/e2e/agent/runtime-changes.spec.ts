@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import {
   freePort,
   selfSigned,

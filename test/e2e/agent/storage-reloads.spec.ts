@@ -3,7 +3,7 @@ import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import {
   freePort,
   PASSWORD,

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../../../apps/agent/src/index.js';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import {
   ApiClient,
   PASSWORD,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isFiniteMeasure, LATENCY_STAGES, SCENARIOS, type BenchResult } from '#bench';
+import { isFiniteMeasure, LATENCY_STAGES, SCENARIOS, type BenchResult } from '#testbed/bench';
 import { resolveHaproxyBinary } from '#haproxy-bin';
 import { root } from '../controller/support.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { memoryScenario } from '#bench';
+import { memoryScenario } from '#testbed/bench';
 import { resolveHaproxyBinary } from '#haproxy-bin';
-import { generateCertificate } from '#kube-sim';
+import { generateCertificate } from '#testbed/kube-sim';
 import { heapLimitMiB } from '../../../apps/controller/src/cli/heap-limit.js';
 
 // `npm run bench:memory` at a small size, so the scenario cannot rot: the real stack (kube-sim,

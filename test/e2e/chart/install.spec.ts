@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { KubeObject } from '#kube-sim';
+import type { KubeObject } from '#testbed/kube-sim';
 import { ingressAdmissionReview } from '#webhook';
-import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor, type PodAddress } from '#stack';
+import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor, type PodAddress } from '#testbed/stack';
 import { chartDir, kubectl, template } from './helm.js';
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- API objects are read loosely */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '#kube-sim';
-import { cliCommand, parseMasterShowProc, type MasterProcTable } from '#testing';
+import type { KubeObject } from '#testbed/kube-sim';
+import { cliCommand, parseMasterShowProc, type MasterProcTable } from '#testbed/testing';
 import {
   CREDENTIALS,
   echoApp,
@@ -11,7 +11,7 @@ import {
   Stack,
   waitFor,
   type PodAddress,
-} from '#stack';
+} from '#testbed/stack';
 import { chartDir } from './helm.js';
 
 // The chart's default data plane, installed with `helm install` on kube-sim + node-sim: HAProxy in

@@ -2,8 +2,8 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { KubeObject } from '#kube-sim';
-import { Stack, waitFor } from '#stack';
+import type { KubeObject } from '#testbed/kube-sim';
+import { Stack, waitFor } from '#testbed/stack';
 import { chartDir, kubectl } from './helm.js';
 
 // The webhook's blast radius is one controller: the chart installed on kube-sim (which evaluates

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { eventually, haptic, promtoolCheck, root, type HapticProcess } from './support.js';
 
 // The example module of examples/hello-module, loaded by `haptic run --module` from its package

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { eventually, freePort, haptic, printedPort, root, type HapticProcess } from './support.js';
 
 // Start-up tells the truth: what `haptic run` cannot work without is an exit 2 naming it; what

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '#stack';
+import { waitFor } from '#testbed/stack';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -85,7 +85,7 @@ export function haptic(args: string[], env: NodeJS.ProcessEnv = {}): HapticProce
   return { child, output: () => out, exited };
 }
 
-export { freePort } from '#testing';
+export { freePort } from '#testbed/testing';
 
 /** `promtool check metrics` on an exposition (promtool from the project's tools, else PATH). */
 export function promtoolCheck(exposition: string): { status: number | null; output: string } {

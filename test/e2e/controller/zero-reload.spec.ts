@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startHttpEcho, type RunningEcho } from '#echo';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { startHttpEcho, type RunningEcho } from '#testbed/echo';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import {
   cliCommand,
   dataplaneCredentialsSecret,
   describeForMajors,
   parseMasterShowProc,
   registerAgentPod,
-} from '#testing';
+} from '#testbed/testing';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import { runNode } from '../ingress-library/library.js';

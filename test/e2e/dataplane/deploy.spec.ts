@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import type { RenderedOutputs } from '#events';
 import { DataplaneClient, syncPod } from '#dataplane';
 import { freePort, PASSWORD, startTestAgent, USER, type TestAgent } from '../agent/helpers.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataplaneClient, syncPod } from '#dataplane';
 import { adminState, parseServersState } from '#haproxy-config';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import {
   freePort,
   PASSWORD,

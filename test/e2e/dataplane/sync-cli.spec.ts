@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import { runCli } from '../../../apps/controller/src/cli/cli.js';
 import { freePort, PASSWORD, startTestAgent, USER, type TestAgent } from '../agent/helpers.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { send, waitFor } from '#stack';
+import { send, waitFor } from '#testbed/stack';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { send, waitFor } from '#stack';
+import { send, waitFor } from '#testbed/stack';
 import { demoDocCommands, sh } from '../docs/doc-commands.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

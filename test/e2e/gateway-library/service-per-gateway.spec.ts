@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '#kube-sim';
+import type { KubeObject } from '#testbed/kube-sim';
 import {
   assembleLibrary,
   echoApp,
@@ -9,7 +9,7 @@ import {
   send,
   Stack,
   waitFor,
-} from '#stack';
+} from '#testbed/stack';
 
 // Service per Gateway with real traffic: two Gateways with the same listener port share the two
 // HAProxy pods, each on its own pod port; the leader keeps a NodePort Service per Gateway (node-sim

@@ -9,7 +9,7 @@ import {
   type HaproxyUnderTest,
   startHaproxy,
   waitUntil,
-} from '#testing';
+} from '#testbed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificate, makeSiteFiles, servedCommonName, siteConfig } from './fixtures.js';
 

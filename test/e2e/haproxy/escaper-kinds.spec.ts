@@ -11,7 +11,7 @@ import {
   freePort,
   startHaproxy,
   type HaproxyUnderTest,
-} from '#testing';
+} from '#testbed/testing';
 
 // HAProxy's own reading of what the escaper writes: a configuration rendered by the real
 // renderer from Ingresses whose annotation carries the expansion family (log-format, environment,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
+import { generateCertificate, KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { classify, quarantinedIndexes } from '../../hostile/classify.js';
 import { buildCorpus, sampleOf, type HostileCase } from '../../hostile/corpus.js';
 import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';

@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testing';
+import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import { assembleLibrary, renderTree, tempBase, writeManifests } from './library.js';

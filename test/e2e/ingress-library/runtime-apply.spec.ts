@@ -6,7 +6,7 @@ import {
   freePort,
   startHaproxy,
   type HaproxyUnderTest,
-} from '#testing';
+} from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { assembleLibrary, renderTree, tempBase, writeManifests } from './library.js';
 import { nonRuntimeDifferences, runtimeCommands } from './server-lines.js';

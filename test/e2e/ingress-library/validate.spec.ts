@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { assembleLibrary, haptic, tempBase } from './library.js';
 

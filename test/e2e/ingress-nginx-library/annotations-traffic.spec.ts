@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testing';
+import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import {

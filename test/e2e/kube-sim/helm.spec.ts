@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const chart = join(root, 'test/fixtures/charts/ssa-demo');

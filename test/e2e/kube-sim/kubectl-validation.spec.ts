@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 import { kubectls } from './kubectls.js';
 
 interface Run {

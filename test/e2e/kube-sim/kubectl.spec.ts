@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 import { kubectls } from './kubectls.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

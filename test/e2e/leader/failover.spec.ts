@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import { eventually } from '../controller/support.js';
 import { LEASE, LeaderBed, ms, type Replica } from './pair.js';
 

@@ -2,9 +2,9 @@ import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHttpEcho, type RunningEcho } from '#echo';
-import { KubeSim, type KubeObject } from '#kube-sim';
-import { cliCommand, ingressObject, parseMasterShowProc, registerAgentPod } from '#testing';
+import { startHttpEcho, type RunningEcho } from '#testbed/echo';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
+import { cliCommand, ingressObject, parseMasterShowProc, registerAgentPod } from '#testbed/testing';
 import {
   startAgent,
   type RunningAgent,

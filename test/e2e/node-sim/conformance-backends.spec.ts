@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import type { V1EndpointSlice, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRPC_ECHO_SERVICE, loadGrpcEchoPackage } from '#echo';
+import { GRPC_ECHO_SERVICE, loadGrpcEchoPackage } from '#testbed/echo';
 import { makeTestCerts, type TestCerts } from '../../support/test-certs.js';
 import { Cluster, until } from './harness.js';
 

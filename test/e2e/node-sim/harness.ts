@@ -10,9 +10,9 @@ import {
   Watch,
   type V1EndpointSlice,
 } from '@kubernetes/client-node';
-import { KubeSim } from '#kube-sim';
-import { claimPodBlock, type PodBlock } from '#stack';
-import { markedProcesses, NODE_SIM_MARKER_ENV } from '#node-sim';
+import { KubeSim } from '#testbed/kube-sim';
+import { claimPodBlock, type PodBlock } from '#testbed/stack';
+import { markedProcesses, NODE_SIM_MARKER_ENV } from '#testbed/node-sim';
 
 const haptic = fileURLToPath(new URL('../../../bin/haptic.js', import.meta.url));
 

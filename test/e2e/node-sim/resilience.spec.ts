@@ -1,6 +1,6 @@
 import type { V1Deployment, V1EndpointSlice } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateOnConflict } from '#testing';
+import { updateOnConflict } from '#testbed/testing';
 import { Cluster, until } from './harness.js';
 
 const NS = 'default';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeForMajors } from '#testing';
-import type { KubeObject } from '#kube-sim';
+import { describeForMajors } from '#testbed/testing';
+import type { KubeObject } from '#testbed/kube-sim';
 import { eventually } from '../controller/support.js';
 import type { Replica } from '../leader/pair.js';
 import { PODS, SoakBed } from '../../soak/bed.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '#kube-sim';
-import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor } from '#stack';
+import type { KubeObject } from '#testbed/kube-sim';
+import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor } from '#testbed/stack';
 
 // An Ingress edit, measured through real requests: from the API write to the first response
 // served by the new backend, on every HAProxy pod. The delays are printed, never asserted.

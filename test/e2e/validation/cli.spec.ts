@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../../apps/controller/src/cli/cli.js';
 

@@ -9,7 +9,7 @@ import {
   validateOutputs,
   type RenderedOutputs,
 } from '#validation';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
 

@@ -4,7 +4,7 @@ import { parseTemplateConfigText, type TemplateConfig } from '#core';
 import type { HapticBus, HapticFacts } from '#events';
 import { snapshotOf } from '#index';
 import { RenderListener, RenderModule } from '#render';
-import { describeForMajors } from '#testing';
+import { describeForMajors } from '#testbed/testing';
 import { ValidationListener, ValidationModule } from '#validation';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 

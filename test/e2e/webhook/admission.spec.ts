@@ -9,9 +9,9 @@ import {
   describeForMajors,
   ingressObject,
   registerAgentPod,
-} from '#testing';
-import { startHttpEcho, type RunningEcho } from '#echo';
-import { generateCertificate, KubeSim, type KubeObject } from '#kube-sim';
+} from '#testbed/testing';
+import { startHttpEcho, type RunningEcho } from '#testbed/echo';
+import { generateCertificate, KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
 import { runNode } from '../ingress-library/library.js';
 import {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '#stack';
+import { repoRoot } from '#testbed/stack';
 
 const dir = mkdtempSync(join(tmpdir(), 'haptic-client-node-slim-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { InjectMetric, makeGaugeProvider } from '@willsoto/nestjs-prometheus';
 import type { Gauge } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 import {
   EVENT_BUS,
   resolveRunOptions,

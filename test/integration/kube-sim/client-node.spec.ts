@@ -12,7 +12,7 @@ import {
   type V1Lease,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 
 let sim: KubeSim;
 let kc: KubeConfig;

@@ -7,7 +7,7 @@ import {
   type V1ConfigMap,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 
 // Correctness at scale; the timings are printed for the report, never asserted.
 let sim: KubeSim;

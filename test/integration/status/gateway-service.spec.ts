@@ -1,7 +1,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeSim, KubeObject } from '#kube-sim';
+import type { KubeSim, KubeObject } from '#testbed/kube-sim';
 import { GatewayStatusWriter, KubeGatewayStatusApi, type GatewayStatusSource } from '#status';
 import { CONTROLLER, G, startGatewaySim } from './gateway-sim.js';
 

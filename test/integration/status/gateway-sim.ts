@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeSim } from '#kube-sim';
-import { repoRoot } from '#stack';
+import { KubeSim } from '#testbed/kube-sim';
+import { repoRoot } from '#testbed/stack';
 
 export const G = 'gateway.networking.k8s.io/v1';
 export const CONTROLLER = 'haproxy-haptic.org/gateway-controller';

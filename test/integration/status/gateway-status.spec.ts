@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeSim, KubeObject } from '#kube-sim';
+import type { KubeSim, KubeObject } from '#testbed/kube-sim';
 import { gatewayModelOf, gatewayStatusWrites, KubeGatewayStatusApi } from '#status';
 import { CONTROLLER, G, startGatewaySim } from './gateway-sim.js';
 

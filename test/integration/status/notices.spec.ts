@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject, KubeSim } from '#kube-sim';
-import { ingressObject } from '#testing';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
+import { ingressObject } from '#testbed/testing';
 import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
 import {
   NS,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_BUS } from '#bus';
 import type { HapticBus } from '#events';
-import type { KubeObject, KubeSim } from '#kube-sim';
-import { ingressObject } from '#testing';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
+import { ingressObject } from '#testbed/testing';
 import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
 import {
   NS,

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { runController } from '../../../apps/controller/src/run/compose.js';
 import type { RunningController } from '../../../apps/controller/src/run/controller-app.js';
 import { resolveRunOptions } from '../../../apps/controller/src/run/run-options.js';

@@ -1,4 +1,4 @@
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import type { IndexSnapshot } from '#index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, configWith, connect, converge } from './harness.js';

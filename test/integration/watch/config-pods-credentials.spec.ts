@@ -1,9 +1,9 @@
 import type { ParseResult } from '#core';
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { ResourceIndex } from '#index';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { HaproxyPod } from '#events';
-import { putStatus } from '#testing';
+import { putStatus } from '#testbed/testing';
 import { ClientNodeKubeApi, WatchManager, type CredentialsState } from '#watch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configWith, connect, converge, CRD, FAST } from './harness.js';

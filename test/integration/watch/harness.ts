@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseTemplateConfig, type TemplateConfig } from '#core';
 import { ResourceIndex } from '#index';
-import type { KubeObject, KubeSim } from '#kube-sim';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
 import { ClientNodeKubeApi, WatchManager, type ReflectorTiming } from '#watch';
 
 /** Short timings so fault recovery stays fast in tests. */

@@ -1,4 +1,4 @@
-import { KubeSim, type KubeObject } from '#kube-sim';
+import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configWith, connect, converge } from './harness.js';
 

@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { BusModule, EVENT_BUS } from '#bus';
 import { METRICS_REGISTRY, type HapticBus } from '#events';
 import { IndexModule, ResourceIndex } from '#index';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 import { WatchModule } from '#watch';
 import { register, type Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 import { describe, expect, it } from 'vitest';
 import { configWith, connect, converge } from './harness.js';
 

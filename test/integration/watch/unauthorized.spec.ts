@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { KubeSim } from '#kube-sim';
+import { KubeSim } from '#testbed/kube-sim';
 import { describe, expect, it } from 'vitest';
 import { configWith, connect, converge } from './harness.js';
 

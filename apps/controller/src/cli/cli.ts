@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, processIo, type CliIo } from './cli-io.js';
 import type { CliCommand } from './command.js';
-import { commands } from './commands/index.js';
+import { commands, TEST_BED_COMMANDS } from './commands/index.js';
 import { VERSION } from './version.js';
 
 /** Builds the `haptic` program with every registered subcommand. */
@@ -25,10 +25,41 @@ export function buildProgram(
   return program;
 }
 
-/** Runs the CLI and resolves to the process exit code. */
-export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+/**
+ * Hidden commands naming where a test-bed command runs, for each one `program` lacks (the image
+ * carries the product only): `haptic kube-sim` there fails with a clear message, not "unknown".
+ */
+function addTestBedPointers(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  const present = new Set(program.commands.map((c) => c.name()));
+  for (const name of TEST_BED_COMMANDS.filter((n) => !present.has(n)))
+    program
+      .command(name, { hidden: true })
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .helpOption(false)
+      .action(() => {
+        io.err(
+          `haptic ${name}: part of the test bed, not of this installation (the image carries the ` +
+            'controller and the agent); run it from a haptic checkout: npx haptic ' +
+            `${name} --help`,
+        );
+        setExit(ExitCode.failure);
+      });
+}
+
+/**
+ * Runs the CLI and resolves to the process exit code; `list` is the product's commands unless a
+ * caller (the test-bed's CLI) adds its own.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo = processIo,
+  list: readonly CliCommand[] = commands,
+): Promise<number> {
   let code: number = ExitCode.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  const setExit = (c: number) => (code = c);
+  const program = buildProgram(io, setExit, list);
+  addTestBedPointers(program, io, setExit);
   try {
     await program.parseAsync([...argv]);
   } catch (e) {

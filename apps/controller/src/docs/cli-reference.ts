@@ -47,8 +47,15 @@ function usage(cmd: Command): string {
     .join(' ');
 }
 
+/** Where a top-level command runs: the image (the product) or a checkout (the test-bed). */
+function where(cmd: Command, testBed: ReadonlySet<string>): string {
+  let top = cmd;
+  while (top.parent?.parent) top = top.parent;
+  return testBed.has(top.name()) ? 'checkout (test bed)' : 'image and checkout';
+}
+
 /** The CLI reference page: every command with its usage and every flag. */
-export function cliReference(program: Command): string {
+export function cliReference(program: Command, testBed: ReadonlySet<string>): string {
   const out: string[] = [
     '# `haptic` command reference',
     '',
@@ -57,10 +64,15 @@ export function cliReference(program: Command): string {
     'Exit codes of every command: 0 success, 1 failure while running, 2 bad input (a usage error,',
     'an invalid file or configuration). Every command prints its own `--help`.',
     '',
-    '| command | what |',
-    '| ------- | ---- |',
+    'The controller image carries the product commands; the test-bed commands (the simulators,',
+    'the echo backends and the bench, libs/testbed) run from a haptic checkout (`npx haptic …`),',
+    'where every command is available.',
+    '',
+    '| command | runs from | what |',
+    '| ------- | --------- | ---- |',
     ...commandsOf(program).map(
-      (c) => `| [\`${fullName(c)}\`](#${anchor(c)}) | ${cell(c.description())} |`,
+      (c) =>
+        `| [\`${fullName(c)}\`](#${anchor(c)}) | ${where(c, testBed)} | ${cell(c.description())} |`,
     ),
   ];
   for (const cmd of commandsOf(program)) {

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_CONTEXT_PROVIDERS, BUILTIN_NAMES, createEngine, HAPTIC_FILTERS } from '#render';
 import { DebugController } from '../api/debug.controller.js';
 import { HealthController } from '../api/health.controller.js';
+import { testBedCommands } from '#testbed/cli';
 import { buildProgram } from '../cli/cli.js';
+import { commands } from '../cli/commands/index.js';
 import { flagRows } from './cli-reference.js';
 import { generatedDocs } from './generated.js';
 import { HAPTIC_CONTEXT_PROVIDERS } from '../run/gateway-context.js';
@@ -44,14 +46,17 @@ function routes(controller: new (...args: never[]) => unknown): string[] {
 
 describe('documentation that cannot drift', () => {
   it('every generated reference page is current (run `npm run gen:docs` after a change)', async () => {
-    for (const [path, text] of await generatedDocs(root)) {
+    for (const [path, text] of await generatedDocs(root, testBedCommands)) {
       expect(existsSync(join(root, path)), `${path} is missing`).toBe(true);
       expect(read(path), `${path} is stale: run npm run gen:docs`).toBe(text);
     }
   });
 
   it('the CLI reference lists every flag of every command, and no other', () => {
-    const program = buildProgram({ out: () => undefined, err: () => undefined }, () => undefined);
+    const program = buildProgram({ out: () => undefined, err: () => undefined }, () => undefined, [
+      ...commands,
+      ...testBedCommands,
+    ]);
     const documented = new Set(tableKeys('docs/reference/cli.md'));
     const declared = new Set(flagRows(program).map((r) => r.flags));
     expect([...declared].filter((f) => !documented.has(f))).toEqual([]);

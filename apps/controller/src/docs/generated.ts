@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { parseDocument, isMap, isScalar, type YAMLMap } from 'yaml';
 import { fieldsOf, templateConfigCrd, TemplateConfigSpec } from '#core';
 import { buildProgram } from '../cli/cli.js';
+import type { CliCommand } from '../cli/command.js';
+import { commands } from '../cli/commands/index.js';
 import { cliReference } from './cli-reference.js';
 import { ingressNginxReference } from './ingress-nginx-reference.js';
 import { fieldTable, schemaRows, type JsonSchema } from './schema-reference.js';
@@ -115,13 +117,22 @@ async function valuesReference(root: string): Promise<string> {
   ].join('\n');
 }
 
-/** Every generated page, by its path below the repository root. */
-export async function generatedDocs(root: string): Promise<Map<string, string>> {
-  const program = buildProgram({ out: () => undefined, err: () => undefined }, () => undefined);
+/**
+ * Every generated page, by its path below the repository root; `testBed` are the test-bed's
+ * commands (libs/testbed/cli), listed in the CLI reference as running from a checkout only.
+ */
+export async function generatedDocs(
+  root: string,
+  testBed: readonly CliCommand[],
+): Promise<Map<string, string>> {
+  const program = buildProgram({ out: () => undefined, err: () => undefined }, () => undefined, [
+    ...commands,
+    ...testBed,
+  ]);
   return new Map([
     ['docs/reference/config.md', configReference()],
     ['docs/reference/values.md', await valuesReference(root)],
-    ['docs/reference/cli.md', cliReference(program)],
+    ['docs/reference/cli.md', cliReference(program, new Set(testBed.map((c) => c.name)))],
     ['docs/ingress-nginx.md', ingressNginxReference(GENERATED)],
   ]);
 }

@@ -1,4 +1,4 @@
-import { FakeClock } from '#testing';
+import { FakeClock } from '#testbed/testing';
 import { describe, expect, it } from 'vitest';
 import { ReconcileScheduler, type ReconcileBatch } from './reconcile-scheduler.js';
 

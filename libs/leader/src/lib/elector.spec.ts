@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '#testing';
+import { FakeClock } from '#testbed/testing';
 import { LeaderElector, microTime, timingProblem, type ElectionTiming } from './elector.js';
 import type { LeaseStore } from './lease-store.js';
 import { MemoryLease } from './memory-lease-store.js';

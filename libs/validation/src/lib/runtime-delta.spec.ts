@@ -1,4 +1,4 @@
-import { generateCertificate, type TlsMaterial } from '#kube-sim';
+import { generateCertificate, type TlsMaterial } from '#testbed/kube-sim';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkRuntimeDelta, runtimeDelta } from './runtime-delta.js';
 

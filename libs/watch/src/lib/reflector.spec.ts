@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeKubeApi } from '#testing';
+import { FakeKubeApi } from '#testbed/testing';
 import { KubeApiError } from '../watch.errors.js';
 import { Reflector, type ReflectorHandlers } from './reflector.js';
 

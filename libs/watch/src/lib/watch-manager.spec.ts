@@ -1,6 +1,6 @@
 import { parseTemplateConfig, type TemplateConfig } from '#core';
 import { describe, expect, it } from 'vitest';
-import { FakeKubeApi } from '#testing';
+import { FakeKubeApi } from '#testbed/testing';
 import type { KubeObject, ResourceSink } from './ports.js';
 import type { ReflectorTiming } from './reflector.js';
 import { WatchManager } from './watch-manager.js';

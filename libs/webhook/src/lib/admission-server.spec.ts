@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { generateCertificate } from '#kube-sim';
+import { generateCertificate } from '#testbed/kube-sim';
 import { MalformedReviewError } from './admission-review.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
 import { followKeyPair, readKeyPair, type KeyPair } from './certificate-files.js';

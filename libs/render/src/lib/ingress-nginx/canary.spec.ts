@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { snapshotOf } from '#index';
-import { ingressObject } from '#testing';
+import { ingressObject } from '#testbed/testing';
 import { RejectedObjectsError } from '../provenance.js';
 import type { RenderNotice } from '../types.js';
 import { ingressNginxProvider, type NginxModel } from './provider.js';

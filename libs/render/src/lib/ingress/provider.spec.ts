@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplates, type CompiledTemplates } from '../compile.js';
 import { render } from '../render.js';
 import { snapshotOf } from '#index';
-import { ingressObject } from '#testing';
+import { ingressObject } from '#testbed/testing';
 import type { RenderSnapshot } from '../types.js';
 import { specOf } from '../spec-fixture.test.js';
 

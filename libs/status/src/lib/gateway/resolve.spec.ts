@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { generateCertificate } from '#kube-sim';
+import { generateCertificate } from '#testbed/kube-sim';
 import { resolveGateways } from './resolve.js';
 import type { GatewayInputs, GatewayModel, ResolvedGateway, RouteStatus } from './types.js';
 

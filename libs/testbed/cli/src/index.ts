@@ -1,0 +1,1 @@
+export { runCli, testBedCommands } from './cli.js';
