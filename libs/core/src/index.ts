@@ -15,4 +15,5 @@ export * from './lib/reconcile-scheduler.js';
 export { templateConfigCrd, classSchema, type CrdSchema } from './lib/config/crd.js';
 export { crdYaml } from './lib/config/crd-yaml.js';
 export { ContentMemo } from './lib/content-memo.js';
+export { parseYamlDocuments } from './lib/manifest-yaml.js';
 export * from './lib/kube-rest.js';

@@ -8,6 +8,7 @@ export {
 } from './lib/manifests.js';
 export { loadIngressLibrary } from './lib/ingress-library.js';
 export { renderScenario, type RenderScenarioOptions } from './lib/render-scenario.js';
+export { offlineRenderScenario, type OfflineRenderOptions } from './lib/offline-render-scenario.js';
 export {
   webhookScenario,
   percentile,

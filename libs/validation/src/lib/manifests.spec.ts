@@ -79,14 +79,14 @@ haproxyConfig: { template: x }`);
     ]);
     writeFileSync(join(dir, 'broken.json'), '{"kind": "List", "items": [}');
     await expect(loadManifests([join(dir, 'broken.json')])).rejects.toThrow(
-      /broken\.json: not valid YAML or JSON/,
+      /broken\.json: document 1: not valid YAML/,
     );
   });
 
   it('names the file that is not YAML', async () => {
     writeFileSync(join(dir, 'bad.yml'), 'a: [1,\n');
     await expect(loadManifests([join(dir, 'bad.yml')])).rejects.toThrow(
-      /bad\.yml: not valid YAML or JSON/,
+      /bad\.yml: document 1: not valid YAML/,
     );
     await expect(loadManifests([join(dir, 'missing')])).rejects.toThrow(/cannot read/);
   });

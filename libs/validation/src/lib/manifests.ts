@@ -1,11 +1,11 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import {
   InputUnreadableError,
   matchesLabelSelector,
   parseFieldPath,
   parseLabelSelector,
+  parseYamlDocuments,
   withoutFieldPath,
   type DeepReadonly,
   type TemplateConfigSpec,
@@ -60,18 +60,11 @@ export async function loadManifests(paths: readonly string[]): Promise<unknown[]
     const text = await readFile(file, 'utf8');
     const json = asJson(text);
     if (json !== undefined) {
-      if (json !== null) objects.push(...flatten(json));
+      // a loop, not push(...): a `kubectl get -o json` List may hold more items than call arguments
+      if (json !== null) for (const o of flatten(json)) objects.push(o);
       continue;
     }
-    for (const doc of parseAllDocuments(text)) {
-      const err = doc.errors[0];
-      if (err)
-        throw new InputUnreadableError(
-          `${file}: not valid YAML or JSON: ${err.message.split('\n')[0] ?? ''}`,
-        );
-      const value: unknown = doc.toJS();
-      if (value !== null && value !== undefined) objects.push(...flatten(value));
-    }
+    for (const doc of parseYamlDocuments(text, file)) for (const o of flatten(doc)) objects.push(o);
   }
   return objects;
 }

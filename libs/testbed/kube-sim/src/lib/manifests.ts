@@ -1,13 +1,10 @@
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '#core';
 import { isObject, type KubeObject } from './types.js';
 
 /** Parses multi-document YAML (or JSON) into objects; `List` kinds are flattened. */
 export function parseManifests(text: string, source = 'manifest'): KubeObject[] {
   const out: KubeObject[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length) throw new Error(`${source}: ${doc.errors[0]!.message}`);
-    const v: unknown = doc.toJS();
-    if (v === null || v === undefined) continue;
+  for (const v of parseYamlDocuments(text, source)) {
     if (!isObject(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
       throw new Error(`${source}: every document needs apiVersion and kind`);
     }
