@@ -166,6 +166,45 @@ describe('the HAProxy pods of the chart', () => {
     ).toBe('Local');
   });
 
+  it.each(['ingress', 'ingress-nginx', 'gateway-api'])(
+    'passes haproxy.proxyProtocol to the %s library (off by default) and the library writes it',
+    (library) => {
+      const extra = (values: Record<string, string | boolean>) => {
+        const config = find(
+          template({ 'controller.config.library': library, ...values }),
+          'HAProxyTemplateConfig',
+          'edge-haptic',
+        );
+        return config.spec.templatingSettings.extraContext;
+      };
+      const off = extra({});
+      expect(off.proxy_protocol).toBe(false);
+      expect(off.proxy_protocol_trusted).toEqual([]);
+      const on = extra({
+        'haproxy.proxyProtocol.enabled': true,
+        'haproxy.proxyProtocol.trustedCidrs[0]': '10.0.0.0/8',
+        'haproxy.proxyProtocol.trustedCidrs[1]': 'fd00::/8',
+      });
+      expect(on.proxy_protocol).toBe(true);
+      expect(on.proxy_protocol_trusted).toEqual(['10.0.0.0/8', 'fd00::/8']);
+      // The library's template reads both settings (the line itself is checked by its tests).
+      const config = find(
+        template({ 'controller.config.library': library }),
+        'HAProxyTemplateConfig',
+        'edge-haptic',
+      );
+      const texts = [
+        config.spec.haproxyConfig.template,
+        ...Object.values(config.spec.templateSnippets as Record<string, { template: string }>).map(
+          (t) => t.template,
+        ),
+      ].join('\n');
+      expect(texts).toContain('extra.proxy_protocol == true');
+      expect(texts).toContain('extra.proxy_protocol_trusted');
+      expect(texts).toMatch(/include "proxy-protocol"/);
+    },
+  );
+
   it('runs haptic agent with no reload delay (whatever the sidecar is given) and the password as a file', () => {
     const ms = template({ 'haproxy.dataplane.reloadDelaySeconds': 2 });
     const d = find(ms, 'Deployment', 'edge-haptic-haproxy');
