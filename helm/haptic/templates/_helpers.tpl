@@ -175,6 +175,9 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $extra "http_port" (int .Values.haproxy.ports.http) -}}
 {{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
 {{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
+{{- with .Values.controller.defaultCertificate }}{{ if hasKey $libExtra "default_certificate" }}{{ $_ := set $extra "default_certificate" . }}{{ else }}{{ fail (printf "controller.defaultCertificate: the library %q has no default_certificate setting" $cfg.library) }}{{ end }}{{ end -}}
+{{- $pp := .Values.haproxy.proxyProtocol -}}
+{{- if hasKey $libExtra "proxy_protocol" }}{{ $_ := set $extra "proxy_protocol" $pp.enabled }}{{ $_ := set $extra "proxy_protocol_trusted" $pp.trustedCidrs }}{{ else if $pp.enabled }}{{ fail (printf "haproxy.proxyProtocol.enabled: the library %q has no proxy_protocol setting" $cfg.library) }}{{ end -}}
 {{- if hasKey $libExtra "prometheus_exporter" }}{{ $_ := set $extra "prometheus_exporter" .Values.metrics.haproxyExporter.enabled }}{{ end -}}
 {{- $_ := set $spec "templatingSettings" (dict "extraContext" $extra) -}}
 {{- $_ := set $spec "haproxyConfig" (dict "template" ($.Files.Get (printf "%s/haproxy.cfg.liquid" $lib))) -}}

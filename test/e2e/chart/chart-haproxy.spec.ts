@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- rendered manifests are untyped YAML; the assertions check their shape */
 import { describe, expect, it } from 'vitest';
 import { agentPaths } from '../../../apps/agent/src/haproxy/haproxy-paths.js';
-import { find, template, type Manifest } from './helm.js';
+import { chartDir, find, runHelm, template, type Manifest } from './helm.js';
 
 /** The agent's layout in the pod: its config dir, attached to the master socket on the shared volume. */
 const paths = agentPaths('/etc/haproxy', '/var/run/haproxy/master.sock');
@@ -164,6 +164,80 @@ describe('the HAProxy pods of the chart', () => {
         'haproxy.service.externalTrafficPolicy': 'Local',
       }),
     ).toBe('Local');
+  });
+
+  it.each(['ingress', 'ingress-nginx', 'gateway-api'])(
+    'passes haproxy.proxyProtocol to the %s library (off by default) and the library writes it',
+    (library) => {
+      const extra = (values: Record<string, string | boolean>) => {
+        const config = find(
+          template({ 'controller.config.library': library, ...values }),
+          'HAProxyTemplateConfig',
+          'edge-haptic',
+        );
+        return config.spec.templatingSettings.extraContext;
+      };
+      const off = extra({});
+      expect(off.proxy_protocol).toBe(false);
+      expect(off.proxy_protocol_trusted).toEqual([]);
+      const on = extra({
+        'haproxy.proxyProtocol.enabled': true,
+        'haproxy.proxyProtocol.trustedCidrs[0]': '10.0.0.0/8',
+        'haproxy.proxyProtocol.trustedCidrs[1]': 'fd00::/8',
+      });
+      expect(on.proxy_protocol).toBe(true);
+      expect(on.proxy_protocol_trusted).toEqual(['10.0.0.0/8', 'fd00::/8']);
+      // The library's template reads both settings (the line itself is checked by its tests).
+      const config = find(
+        template({ 'controller.config.library': library }),
+        'HAProxyTemplateConfig',
+        'edge-haptic',
+      );
+      const texts = [
+        config.spec.haproxyConfig.template,
+        ...Object.values(config.spec.templateSnippets as Record<string, { template: string }>).map(
+          (t) => t.template,
+        ),
+      ].join('\n');
+      expect(texts).toContain('extra.proxy_protocol == true');
+      expect(texts).toContain('extra.proxy_protocol_trusted');
+      expect(texts).toMatch(/include "proxy-protocol"/);
+    },
+  );
+
+  it('passes controller.defaultCertificate as the library default_certificate; refuses it where the library has none', () => {
+    const extra = (values: Record<string, string>) =>
+      find(template(values), 'HAProxyTemplateConfig', 'edge-haptic').spec.templatingSettings
+        .extraContext;
+    expect(extra({}).default_certificate).toBe('');
+    expect(
+      extra({ 'controller.defaultCertificate': 'infra/wildcard-tls' }).default_certificate,
+    ).toBe('infra/wildcard-tls');
+    expect(
+      extra({
+        'controller.config.library': 'ingress-nginx',
+        'controller.defaultCertificate': 'infra/w',
+      }).default_certificate,
+    ).toBe('infra/w');
+    // An operator's own extraContext setting stays when the chart value is empty.
+    expect(
+      extra({ 'controller.config.extraContext.default_certificate': 'a/b' }).default_certificate,
+    ).toBe('a/b');
+    const gateway = runHelm([
+      'template',
+      'edge',
+      chartDir,
+      '--set',
+      'credentials.password=x',
+      '--set',
+      'controller.config.library=gateway-api',
+      '--set',
+      'controller.defaultCertificate=infra/w',
+    ]);
+    expect(gateway.code).not.toBe(0);
+    expect(gateway.stderr).toContain(
+      'controller.defaultCertificate: the library "gateway-api" has no default_certificate setting',
+    );
   });
 
   it('runs haptic agent with no reload delay (whatever the sidecar is given) and the password as a file', () => {

@@ -57,6 +57,16 @@ describe('values.schema.json', () => {
       ['haproxy.service.externalTrafficPolicy=local'],
       /haproxy\/service\/externalTrafficPolicy/,
     ],
+    [
+      'a PROXY protocol source that is not an address or CIDR',
+      ['haproxy.proxyProtocol.trustedCidrs[0]=10.0.0.0/8 or all'],
+      /haproxy\/proxyProtocol\/trustedCidrs\/0/,
+    ],
+    [
+      'a default certificate that is not namespace/name',
+      ['controller.defaultCertificate=wildcard-tls'],
+      /controller\/defaultCertificate/,
+    ],
     ['an unknown failure policy', ['webhook.failurePolicy=Sometimes'], /webhook\/failurePolicy/],
     ['a webhook timeout above 30 s', ['webhook.timeoutSeconds=31'], /webhook\/timeoutSeconds/],
     ['an unknown Dataplane mode', ['haproxy.dataplane.mode=sidecar'], /haproxy\/dataplane\/mode/],

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { toValue, type Context } from 'liquidjs';
 import { FORBIDDEN_CHARS, charName, outputText, preview } from './escaper.js';
 import { certificateProblem } from './certificates.js';
@@ -139,6 +140,19 @@ export function intRange(this: FilterThis, input: unknown, min: unknown, max: un
     invalid(this.context, 'int_range', v, `is not an integer in [${String(min)}, ${String(max)}]`);
   }
   return n;
+}
+
+/** `valid_cidr`: an IPv4/IPv6 address or CIDR (`10.0.0.0/8`, `fd00::/8`); refuses others. */
+export function validCidr(this: FilterThis, input: unknown): string {
+  const v = text(input).trim();
+  const [address = '', bits, ...rest] = v.split('/');
+  const family = isIP(address);
+  const max = family === 6 ? 128 : 32;
+  const okBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+  if (family === 0 || !okBits || rest.length > 0) {
+    invalid(this.context, 'valid_cidr', v, 'is not an IP address or CIDR');
+  }
+  return v;
 }
 
 /**

@@ -115,6 +115,9 @@ describe('HAProxy filters', () => {
     ['valid_hostname', '*.example.com', '*.example.com'],
     ['valid_path', '/a/b-c_d~e%20', '/a/b-c_d~e%20'],
     ['valid_duration', '250ms', '250ms'],
+    ['valid_cidr', '10.0.0.0/8', '10.0.0.0/8'],
+    ['valid_cidr', ' 192.0.2.7 ', '192.0.2.7'],
+    ['valid_cidr', 'fd00::/8', 'fd00::/8'],
   ])('%s accepts %j', (filter, input, output) => {
     expect(cfg(`{{ extra.v | ${filter} }}`, [], { v: input })).toBe(output);
   });
@@ -131,6 +134,11 @@ describe('HAProxy filters', () => {
     ['valid_path', '/a b'],
     ['valid_duration', '10 s'],
     ['valid_duration', '5x'],
+    ['valid_cidr', '10.0.0.0/33'],
+    ['valid_cidr', '10.0.0.0/8 if TRUE'],
+    ['valid_cidr', '300.0.0.1'],
+    ['valid_cidr', '10.0.0.0/8/8'],
+    ['valid_cidr', 'fd00::/129'],
   ])('%s refuses %j', (filter, input) => {
     const p = problem(`{{ extra.v | ${filter} }}`, [], { v: input });
     expect(p.code).toBe('invalid-value');

@@ -13,17 +13,26 @@ export function userlistName(be: string): string {
   return `auth_${be}`;
 }
 
-/** `http-request auth` unless the credentials match the backend's userlist. */
-export function authLines(ctx: Context, be: string, auth: NginxAuth | undefined): string[] {
+/**
+ * `http-request auth` unless the credentials match the backend's userlist; with `skip` (a
+ * condition, for `satisfy: any`) only when it also holds.
+ */
+export function authLines(
+  ctx: Context,
+  be: string,
+  auth: NginxAuth | undefined,
+  skip?: string,
+): string[] {
   if (auth === undefined || auth.denied !== undefined) return [];
   const q = { context: ctx };
-  const unless = `unless { http_auth(${escapeOutput.call(q, userlistName(be))}) }`;
+  const check = `{ http_auth(${escapeOutput.call(q, userlistName(be))}) }`;
+  const when = skip === undefined ? `unless ${check}` : `if !${check} ${skip}`;
   // ingress-nginx's default realm is empty; HAProxy's `auth` refuses an empty one (and without
   // one would name the backend), so that challenge is written out
   if (auth.realm === '')
-    return [`http-request return status 401 hdr WWW-Authenticate 'Basic realm=""' ${unless}`];
+    return [`http-request return status 401 hdr WWW-Authenticate 'Basic realm=""' ${when}`];
   const realm = escapeOutput.call(q, haproxyQuote.call(q, auth.realm));
-  return [`http-request auth realm ${realm} ${unless}`];
+  return [`http-request auth realm ${realm} ${when}`];
 }
 
 /** The userlist section (then a blank line), or nothing; with no user every request gets 401. */

@@ -9,6 +9,7 @@ const base: AffinityCookie = {
   maxAge: undefined,
   expires: undefined,
   sameSite: undefined,
+  conditionalSameSiteNone: false,
   secure: false,
   domain: undefined,
 };
@@ -42,5 +43,20 @@ describe('cookieLines', () => {
       '; Path=%[var(txn.nginx_ckpath)]; Expires=%[date(172800),utime("%a, %d-%b-%Y %H:%M:%S GMT")]\\2',
     );
     expect(lines.join('\n')).not.toContain('Max-Age');
+  });
+});
+
+describe('cookieLines: session-cookie-conditional-samesite-none', () => {
+  it("drops SameSite=None for ingress-nginx's incompatible User-Agents, only when asked", () => {
+    const none = { ...base, sameSite: 'None' };
+    const lines = cookieLines({ ...none, conditionalSameSiteNone: true }, ['/'], hv);
+    expect(lines.slice(-3)).toEqual([
+      'http-request set-var(txn.nginx_ssn_old) bool(true) if { req.fhdr(user-agent) -m sub Chrome/4 Chrome/5 Chrome/6 "CPU iPhone OS 12" "iPad; CPU OS 12" }',
+      'http-request set-var(txn.nginx_ssn_old) bool(true) if { req.fhdr(user-agent) -m sub Macintosh } { req.fhdr(user-agent) -m sub "Intel Mac OS X 10_14" } { req.fhdr(user-agent) -m sub Safari } !{ req.fhdr(user-agent) -m sub Chrome }',
+      "http-after-response replace-header Set-Cookie '^(my\\.cookie=.*); SameSite=None(.*)$' '\\1\\2' if { var(txn.nginx_ssn_old) -m bool }",
+    ]);
+    expect(cookieLines(none, ['/'], hv).join('\n')).not.toContain('nginx_ssn_old');
+    const lax = { ...base, sameSite: 'Lax', conditionalSameSiteNone: true };
+    expect(cookieLines(lax, ['/'], hv).join('\n')).not.toContain('nginx_ssn_old');
   });
 });

@@ -110,5 +110,24 @@ export function cookieLines(c: AffinityCookie, paths: readonly string[], hv: Quo
   lines.push(
     `http-after-response replace-header Set-Cookie '^(${name}=[^;]*); path=/(.*)$' '\\1; Path=%[var(${v})]${expires}\\2'`,
   );
+  if (c.conditionalSameSiteNone && c.sameSite === 'None') lines.push(...sameSiteNoneLines(name));
   return lines;
+}
+
+// The User-Agents ingress-nginx finds reject `SameSite=None` (its same_site_none_compatible):
+// these substrings, or a Safari on macOS 10.14 that is not Chrome. req.fhdr: a User-Agent
+// holds commas.
+const UA = 'req.fhdr(user-agent) -m sub';
+const SAMESITE_NONE_REJECTED = [
+  `{ ${UA} Chrome/4 Chrome/5 Chrome/6 "CPU iPhone OS 12" "iPad; CPU OS 12" }`,
+  `{ ${UA} Macintosh } { ${UA} "Intel Mac OS X 10_14" } { ${UA} Safari } !{ ${UA} Chrome }`,
+];
+
+/** session-cookie-conditional-samesite-none: the cookie loses `SameSite=None` for those clients. */
+function sameSiteNoneLines(name: string): string[] {
+  const v = 'txn.nginx_ssn_old';
+  return [
+    ...SAMESITE_NONE_REJECTED.map((acl) => `http-request set-var(${v}) bool(true) if ${acl}`),
+    `http-after-response replace-header Set-Cookie '^(${name}=.*); SameSite=None(.*)$' '\\1\\2' if { var(${v}) -m bool }`,
+  ];
 }

@@ -40,24 +40,65 @@ function rewriteLines(s: NginxSettings, paths: readonly string[]): string[] {
   return lines;
 }
 
-function limitLines(s: NginxSettings): string[] {
-  if (s.rps === undefined && s.connections === undefined) return [];
+/**
+ * limit-rps, limit-rpm and limit-connections: one stick table per backend tracking the client
+ * address. A table stores one `http_req_rate` period, so the per-minute count is `gpc0_rate(60s)`,
+ * incremented once per tracked request (the same count by another name).
+ */
+export function limitLines(s: NginxSettings): string[] {
+  if (s.rps === undefined && s.rpm === undefined && s.connections === undefined) return [];
   const unless =
     s.limitAllow.length > 0 ? ` !{ var(txn.nginx_client) -m ip ${s.limitAllow.join(' ')} }` : '';
+  const perMinute = s.rpm === undefined ? '' : ',gpc0_rate(60s)';
   const lines = [
-    'stick-table type ipv6 size 100k expire 60s store http_req_rate(1s),conn_cur',
+    `stick-table type ipv6 size 100k expire ${s.rpm === undefined ? 60 : 120}s store http_req_rate(1s)${perMinute},conn_cur`,
     `http-request track-sc0 var(txn.nginx_client)${unless === '' ? '' : ` if${unless}`}`,
   ];
-  // ingress-nginx answers 503 (limit-req-status-code); a burst of rps x multiplier is allowed
+  // ingress-nginx answers 503 (limit-req-status-code); a burst of rate x multiplier is allowed
   if (s.rps !== undefined)
     lines.push(
       `http-request deny deny_status 503 if { sc_http_req_rate(0) gt ${s.rps * s.burst} }${unless}`,
+    );
+  if (s.rpm !== undefined)
+    lines.push(
+      'http-request sc-inc-gpc0(0)',
+      `http-request deny deny_status 503 if { sc0_gpc0_rate gt ${s.rpm * s.burst} }${unless}`,
     );
   if (s.connections !== undefined)
     lines.push(
       `http-request deny deny_status 503 if { sc_conn_cur(0) gt ${s.connections} }${unless}`,
     );
   return lines;
+}
+
+/**
+ * nginx's access phase: the source ranges, then auth_basic. With `satisfy: any` and basic auth,
+ * either suffices: a client the ranges allow (in the allow-list, not in the deny-list) skips
+ * the credentials; any other client is asked for them and a failure is 401, as nginx answers.
+ */
+export function accessLines(
+  ctx: Context,
+  s: NginxSettings,
+  auth: { readonly be: string; readonly auth: NginxAuth | undefined },
+): string[] {
+  const client = 'var(txn.nginx_client) -m ip';
+  const withAuth = auth.auth !== undefined && auth.auth.denied === undefined;
+  if (s.satisfyAny && withAuth && (s.allow.length > 0 || s.deny.length > 0)) {
+    const allowed = [
+      s.allow.length > 0 ? `{ ${client} ${s.allow.join(' ')} }` : '{ always_false }',
+      ...(s.deny.length > 0 ? [`!{ ${client} ${s.deny.join(' ')} }`] : []),
+    ];
+    return [
+      `http-request set-var(txn.nginx_access) bool(true) if ${allowed.join(' ')}`,
+      ...authLines(ctx, auth.be, auth.auth, '!{ var(txn.nginx_access) -m bool }'),
+    ];
+  }
+  const lines: string[] = [];
+  if (s.deny.length > 0)
+    lines.push(`http-request deny deny_status 403 if { ${client} ${s.deny.join(' ')} }`);
+  if (s.allow.length > 0)
+    lines.push(`http-request deny deny_status 403 unless { ${client} ${s.allow.join(' ')} }`);
+  return [...lines, ...authLines(ctx, auth.be, auth.auth)];
 }
 
 function backendLines(
@@ -79,16 +120,7 @@ function backendLines(
     );
   lines.push(...redirectLines(s, hv), ...corsLines(s, hv), ...sslRedirectLines(s));
   lines.push(...limitLines(s));
-  if (s.deny.length > 0)
-    lines.push(
-      `http-request deny deny_status 403 if { var(txn.nginx_client) -m ip ${s.deny.join(' ')} }`,
-    );
-  if (s.allow.length > 0)
-    lines.push(
-      `http-request deny deny_status 403 unless { var(txn.nginx_client) -m ip ${s.allow.join(' ')} }`,
-    );
-  // nginx's access phase: the source ranges, then auth_basic
-  lines.push(...authLines(ctx, auth.be, auth.auth));
+  lines.push(...accessLines(ctx, s, auth));
   lines.push(...rewriteLines(s, paths));
   if (s.xForwardedPrefix !== undefined)
     lines.push(`http-request set-header X-Forwarded-Prefix ${hv(s.xForwardedPrefix)}`);

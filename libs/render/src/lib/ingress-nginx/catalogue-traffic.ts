@@ -70,7 +70,7 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     {
       status: 'deviation',
       deviation:
-        'The cookie is set once (HAProxy `insert indirect`), names a server slot, and is not forwarded to the backend; affinity-mode is not read.',
+        'The cookie is set once (HAProxy `insert indirect`), names a server slot, and is not forwarded to the backend.',
       refusedValues: [
         { value: /^(?!cookie$).+/i, reason: 'ingress-nginx knows only `cookie` affinity.' },
       ],
@@ -79,8 +79,13 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     S,
     'affinity-mode',
-    '`balanced` (rebalance when endpoints scale) or `persistent` (never move).',
-    'HAProxy keeps a session on its server in both; balanced redistributes nothing.',
+    '`balanced` (the default: sessions may move to new endpoints when the Service scales up) or `persistent` (a session stays on its endpoint while it lives).',
+    "HAProxy's cookie persistence in both: the cookie names a server and every request carrying it goes there while that server is up; a new client is balanced.",
+    {
+      status: 'deviation',
+      deviation:
+        '`balanced` behaves as `persistent`: scaling up moves no existing session (ingress-nginx rehashes part of them); another value refuses the Ingress.',
+    },
   ),
   pending(
     S,
@@ -126,14 +131,20 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     S,
     'session-cookie-conditional-samesite-none',
-    'Omit `SameSite=None` for clients known to mishandle it.',
-    'A User-Agent check choosing between two cookie attributes.',
+    'Omit `SameSite=None` for the clients ingress-nginx lists as rejecting it (Chrome 40-69, iOS 12, Safari on macOS 10.14).',
+    'A `req.fhdr(user-agent) -m sub` check sets a variable; `http-after-response replace-header Set-Cookie` then drops `; SameSite=None` from the affinity cookie.',
+    { status: 'honoured' },
   ),
   pending(
     S,
     'session-cookie-change-on-failure',
-    'Issue a new cookie when the chosen endpoint failed.',
-    '`option redispatch` (HAProxy re-sets the cookie).',
+    'Issue a new cookie when the chosen endpoint failed (`false`, the default: keep the cookie).',
+    '`option redispatch` with `cookie … insert`: a request whose cookie names a server that is down or gone goes to another and gets a new cookie.',
+    {
+      status: 'deviation',
+      deviation:
+        'HAProxy always issues the new cookie (the `true` behaviour); with `false` the cookie still changes when its endpoint is down or gone.',
+    },
   ),
   pending(
     O,
@@ -219,8 +230,13 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     A,
     'limit-rpm',
-    'Requests per minute per client address.',
-    'As limit-rps with `http_req_rate(1m)`.',
+    'Requests per minute per client address; excess answered 503 (limit-req-status-code).',
+    'The limit-rps stick table also stores `gpc0_rate(60s)`, incremented per request (`sc-inc-gpc0`), and `deny deny_status 503` above the rate.',
+    {
+      status: 'deviation',
+      deviation:
+        'A 1-minute window: more than limit-rpm × limit-burst-multiplier requests from one address in the last minute answer 503 (nginx: a leaky bucket with that burst).',
+    },
   ),
   pending(
     A,
@@ -234,7 +250,11 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     'limit-burst-multiplier',
     'The burst allowed above limit-rps/rpm (5 by default).',
     'The rate threshold multiplied.',
-    { status: 'deviation', deviation: 'See limit-rps: the multiplier sizes the 1-second window.' },
+    {
+      status: 'deviation',
+      deviation:
+        'See limit-rps and limit-rpm: the multiplier sizes the 1-second and 1-minute windows.',
+    },
   ),
   pending(
     A,
@@ -253,6 +273,7 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
     A,
     'satisfy',
     '`any`: access or authentication suffices; `all` (default): both are needed.',
-    'The deny rules combined with the authentication rule.',
+    'With `any` and basic auth, a client the source ranges allow is marked (`set-var(txn.nginx_access)`) and skips `http-request auth`; others are asked for credentials (401, as nginx answers when both fail).',
+    { status: 'honoured' },
   ),
 ];

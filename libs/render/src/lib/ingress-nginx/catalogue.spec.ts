@@ -31,10 +31,11 @@ temporal-redirect app-root rewrite-target use-regex preserve-trailing-slash x-fo
 server-alias upstream-vhost backend-protocol proxy-body-size proxy-connect-timeout
 proxy-read-timeout proxy-send-timeout proxy-buffering proxy-buffer-size load-balance affinity
 session-cookie-name session-cookie-path session-cookie-domain session-cookie-expires
-session-cookie-max-age session-cookie-secure session-cookie-samesite enable-cors cors-allow-origin
+session-cookie-max-age session-cookie-secure session-cookie-samesite affinity-mode
+session-cookie-change-on-failure session-cookie-conditional-samesite-none enable-cors cors-allow-origin
 cors-allow-methods cors-allow-headers cors-allow-credentials cors-max-age cors-expose-headers
-whitelist-source-range allowlist-source-range denylist-source-range limit-rps limit-connections
-limit-burst-multiplier limit-whitelist auth-type auth-secret auth-secret-type auth-realm
+whitelist-source-range allowlist-source-range denylist-source-range limit-rps limit-rpm limit-connections
+limit-burst-multiplier limit-whitelist satisfy auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
 canary-weight canary-weight-total`.split(/\s+/);
 // The basic-auth slice of issue 35 (honoured); the rest of issue 35 is planned.

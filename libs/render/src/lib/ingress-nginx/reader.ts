@@ -17,6 +17,8 @@ export interface AffinityCookie {
   /** Seconds from each answer to the cookie's Expires date. */
   readonly expires: number | undefined;
   readonly sameSite: string | undefined;
+  /** Leave out `SameSite=None` for the clients ingress-nginx knows reject it. */
+  readonly conditionalSameSiteNone: boolean;
   readonly secure: boolean;
   readonly domain: string | undefined;
 }
@@ -40,9 +42,13 @@ export interface NginxSettings {
   allow: string[];
   deny: string[];
   rps: number | undefined;
+  /** limit-rpm: requests per minute per client address. */
+  rpm: number | undefined;
   burst: number;
   connections: number | undefined;
   limitAllow: string[];
+  /** satisfy: any — the source ranges or basic auth suffice (all: both are needed). */
+  satisfyAny: boolean;
   cookie: AffinityCookie | undefined;
   /** Server options of the backend protocol. */
   proto: 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
@@ -86,9 +92,11 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
     allow: [],
     deny: [],
     rps: undefined,
+    rpm: undefined,
     burst: 5,
     connections: undefined,
     limitAllow: [],
+    satisfyAny: false,
     cookie: undefined,
     proto: 'HTTP',
   };
@@ -149,6 +157,7 @@ export class NginxReader {
     s.cors = readCors(this);
     s.allow = this.ranges('allowlist-source-range') ?? this.ranges('whitelist-source-range') ?? [];
     s.deny = this.ranges('denylist-source-range') ?? [];
+    s.satisfyAny = this.satisfy();
     this.limits(s);
     this.affinity(s);
   }
@@ -279,8 +288,16 @@ export class NginxReader {
     return out;
   }
 
+  private satisfy(): boolean {
+    const v = this.get('satisfy')?.trim();
+    if (v === undefined || v === '' || v === 'all') return false;
+    if (v === 'any') return true;
+    return this.fail('satisfy', `${JSON.stringify(v)} is not any or all`);
+  }
+
   private limits(s: NginxSettings): void {
     s.rps = this.int('limit-rps', 1, 1_000_000) ?? undefined;
+    s.rpm = this.int('limit-rpm', 1, 1_000_000) ?? undefined;
     s.burst = this.int('limit-burst-multiplier', 1, 1000) ?? 5;
     s.connections = this.int('limit-connections', 1, 1_000_000) ?? undefined;
     s.limitAllow = this.ranges('limit-whitelist') ?? [];
@@ -304,6 +321,11 @@ export class NginxReader {
         'session-cookie-samesite',
         `${JSON.stringify(sameSite)} is not None, Lax or Strict`,
       );
+    const mode = this.get('affinity-mode')?.trim();
+    // both modes keep a session on its server (HAProxy's cookie persistence); read to check it
+    if (mode !== undefined && mode !== '' && mode !== 'balanced' && mode !== 'persistent')
+      this.fail('affinity-mode', `${JSON.stringify(mode)} is not balanced or persistent`);
+    this.flag('session-cookie-change-on-failure', false);
     const domain = this.get('session-cookie-domain')?.trim().toLowerCase();
     if (domain !== undefined && !DOMAIN.test(domain))
       this.fail('session-cookie-domain', `${JSON.stringify(domain)} is not a domain`);
@@ -316,6 +338,7 @@ export class NginxReader {
         sameSite === undefined
           ? undefined
           : sameSite[0]?.toUpperCase() + sameSite.slice(1).toLowerCase(),
+      conditionalSameSiteNone: this.flag('session-cookie-conditional-samesite-none', false),
       secure: this.flag('session-cookie-secure', false),
       domain,
     };

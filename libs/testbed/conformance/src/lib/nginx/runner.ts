@@ -11,6 +11,7 @@ import { call, type Target } from './http.js';
 import { judge } from './judge.js';
 import { REDIRECT_CASES } from './redirect-cases.js';
 import { REWRITE_CASES } from './rewrite-cases.js';
+import { POLICY_CASES } from './policy-cases.js';
 import { TRAFFIC_CASES } from './traffic-cases.js';
 
 /** Every case of the suite, in the order they run. */
@@ -20,6 +21,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...REWRITE_CASES,
   ...CORS_CASES,
   ...TRAFFIC_CASES,
+  ...POLICY_CASES,
   ...AUTH_CASES,
   ...CANARY_CASES,
 ];
