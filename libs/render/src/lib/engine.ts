@@ -35,6 +35,7 @@ import {
 import { FragmentRenderTag } from './fragment-tag.js';
 import { ingressBackend } from './ingress/annotations.js';
 import { nginxBackend, nginxCanaries } from './ingress-nginx/backend.js';
+import { nginxClientAuth } from './ingress-nginx/client-auth-lines.js';
 import { serverLines, serverSlots } from './ingress/filters.js';
 import { TemplateValueError, filterError } from './provenance.js';
 import { installSyncValues } from './sync-values.js';
@@ -73,6 +74,7 @@ export const HAPTIC_FILTERS: Readonly<Record<string, FilterImplOptions>> = {
   ingress_backend: ingressBackend,
   nginx_backend: nginxBackend,
   nginx_canaries: nginxCanaries,
+  nginx_client_auth: nginxClientAuth,
 };
 
 /** The `this` liquidjs gives a filter (not exported under its own name). */

@@ -1,5 +1,5 @@
-// Catalogue rows: snippets (refused) and authentication (basic auth honoured; the rest planned
-// in issue 35, never refused).
+// Catalogue rows: snippets (refused) and authentication (basic auth and client certificates
+// honoured; the rest planned in issue 35, never refused).
 import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
 import { pending } from './catalogue-routing.js';
 
@@ -26,7 +26,7 @@ function auth(name: string, meaning: string, haproxy: string, more: Partial<Ngin
   return pending(AU, name, meaning, haproxy, { planned: ISSUE_35, ...more });
 }
 
-/** A basic-auth row: honoured by the ingress-nginx library (status in `more`). */
+/** A basic-auth or client-certificate row: honoured by the ingress-nginx library (status in `more`). */
 function basic(name: string, meaning: string, haproxy: string, more: Partial<NginxAnnotation>) {
   return pending(AU, name, meaning, haproxy, more);
 }
@@ -110,31 +110,48 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
     "Pass the auth service's Set-Cookie on every answer.",
     '`http-after-response add-header Set-Cookie`.',
   ),
-  auth(
+  basic(
     'auth-tls-secret',
-    'CA bundle (and optional CRL) to verify client certificates.',
-    "`ca-file`/`crl-file` on the host's crt-list line.",
+    'CA bundle (`ca.crt`, optional `ca.crl`) to verify client certificates: `name` or `namespace/name`.',
+    "`verify optional ca-file` (and `crl-file`) on the host's own crt-list line, so a certificate is asked for on that SNI only; a missing Secret, one in another namespace or one without a PEM `ca.crt` answers 503 for the host with a notice.",
+    {
+      status: 'deviation',
+      deviation:
+        'A certificate counts for a host only when the SNI it was asked for is the Host (nginx: the server chosen by SNI). A host with a policy needs a spec.tls entry for it (with the default certificate only, no certificate is asked for and verify on answers 400). A CA or CRL change is applied by a reload.',
+    },
   ),
-  auth(
+  basic(
     'auth-tls-verify-client',
-    '`on`, `off`, `optional`, `optional_no_ca`.',
-    '`verify` per SNI with a 400 answer on failure.',
+    '`on` (default), `off`, `optional`, `optional_no_ca`.',
+    'The handshake always succeeds (`ca-ignore-err all crt-ignore-err all` on the bind); after it, `http-request deny deny_status 400` on TLS requests of the host without a verified certificate (on), with an unverified one (optional), or with one asked for by another SNI (optional_no_ca); off asks for none.',
+    { status: 'honoured' },
   ),
-  auth('auth-tls-verify-depth', 'The certificate chain depth.', "A check of the chain's depth."),
   auth(
+    'auth-tls-verify-depth',
+    'The certificate chain depth.',
+    'HAProxy has no per-SNI verification depth: the chain is verified to the CA whatever its length.',
+  ),
+  basic(
     'auth-tls-error-page',
     'Where a failed verification redirects.',
-    'A redirect instead of the 400.',
+    "`http-request redirect location '<url>' code 302` instead of the 400 (an http(s) URL without spaces, quotes, backslashes or `%`).",
+    { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-tls-pass-certificate-to-upstream',
-    'Send the client certificate as `ssl-client-cert` (URL-encoded PEM).',
-    '`http-request set-header ssl-client-cert`.',
+    "Send the client certificate as `ssl-client-cert` (URL-encoded PEM, nginx's `$ssl_client_escaped_cert`).",
+    "`ssl_c_der` as PEM lines of 64, URL-encoded, in `ssl-client-cert`; with a policy the client's own ssl-client-* headers are replaced or removed, and ssl-client-verify, -subject-dn, -issuer-dn (RFC 2253) are always sent.",
+    {
+      status: 'deviation',
+      deviation:
+        'ssl-client-verify reads `FAILED:<OpenSSL error number>` where nginx writes the error text.',
+    },
   ),
-  auth(
+  basic(
     'auth-tls-match-cn',
-    "A regular expression the client certificate's CN must match.",
-    'A `ssl_c_s_dn(cn)` match.',
+    "A regular expression the client certificate's subject DN must match (nginx: `$ssl_client_s_dn`).",
+    "`http-request deny deny_status 403` unless `ssl_c_s_dn(,0,rfc2253) -m reg -- '<pattern>'` (printable, no single quote); 403 without a certificate of the host.",
+    { status: 'honoured' },
   ),
   auth(
     'proxy-ssl-secret',

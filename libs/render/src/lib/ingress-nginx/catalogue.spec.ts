@@ -37,9 +37,18 @@ cors-allow-methods cors-allow-headers cors-allow-credentials cors-max-age cors-e
 whitelist-source-range allowlist-source-range denylist-source-range limit-rps limit-rpm limit-connections
 limit-burst-multiplier limit-whitelist satisfy auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
-canary-weight canary-weight-total`.split(/\s+/);
-// The basic-auth slice of issue 35 (honoured); the rest of issue 35 is planned.
+canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tls-error-page
+auth-tls-pass-certificate-to-upstream auth-tls-match-cn`.split(/\s+/);
+// The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
+const CLIENT_CERTS = [
+  'auth-tls-secret',
+  'auth-tls-verify-client',
+  'auth-tls-error-page',
+  'auth-tls-pass-certificate-to-upstream',
+  'auth-tls-match-cn',
+];
+const CLAIMED_35 = [...BASIC_AUTH, ...CLIENT_CERTS];
 const SNIPPETS = [
   'configuration-snippet',
   'server-snippet',
@@ -61,7 +70,7 @@ describe('the ingress-nginx annotation catalogue', () => {
       expect(row?.status, name).toBe('refused');
       expect(row?.reason, name).toMatch(/never pasted/);
     }
-    for (const name of ISSUE_35.filter((n) => !BASIC_AUTH.includes(n))) {
+    for (const name of ISSUE_35.filter((n) => !CLAIMED_35.includes(n))) {
       const row = nginxAnnotation(NGINX_PREFIX + name);
       expect({ name, status: row?.status, planned: row?.planned }).toEqual({
         name,
@@ -86,8 +95,8 @@ describe('the ingress-nginx annotation catalogue', () => {
       (a) => a.status === 'honoured' || a.status === 'deviation',
     );
     expect(claimed.map((a) => a.name).sort()).toEqual(HONOURED.sort());
-    // of issue 35, only basic auth is claimed
-    expect(claimed.filter((a) => ISSUE_35.includes(a.name)).map((a) => a.name)).toEqual(BASIC_AUTH);
+    // of issue 35, basic auth and client certificates are claimed
+    expect(claimed.filter((a) => ISSUE_35.includes(a.name)).map((a) => a.name)).toEqual(CLAIMED_35);
   });
 });
 

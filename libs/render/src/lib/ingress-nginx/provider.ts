@@ -22,6 +22,8 @@ import { basicAuthSpec, nginxAuthOf } from './auth.js';
 import { isCanary } from './canary.js';
 import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
+import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
+import { tlsWithClientAuth, type NginxTls } from './client-auth-lines.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -38,7 +40,10 @@ export interface NginxModel extends NginxRoutes {
   readonly served: IngressModel['served'];
   readonly default_backend: string;
   readonly backends: IngressModel['backends'];
-  readonly tls: IngressModel['tls'];
+  /** The spec.tls entries, a host with a client-certificate policy on an entry of its own. */
+  readonly tls: readonly NginxTls[];
+  /** The client-certificate policy of each host that has one (the oldest Ingress's). */
+  readonly client_auth: readonly ClientAuthPolicy[];
   readonly unhonoured: readonly Unhonoured[];
   /** The mainline routes with a canary, resolved in the frontend (`nginx_canaries`). */
   readonly canaries: readonly CanarySplit[];
@@ -83,6 +88,7 @@ function judge(ing: object): Judged {
     // the values, as the backend will read them (an Ingress-wide default for the settings)
     new NginxReader(ing, {}).read(defaultNginxSettings({}));
     basicAuthSpec(ing);
+    clientAuthSpec(ing);
   } catch (err) {
     problem = problemOf(ing, err);
   }
@@ -134,6 +140,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       default_backend: model.default_backend,
       backends: paired.backends,
       tls: model.tls,
+      client_auth: [],
       unhonoured,
       canaries: paired.splits,
     },
@@ -184,6 +191,33 @@ function authNotices(
   return notices;
 }
 
+/**
+ * The client-certificate policies of the served Ingresses' hosts (the oldest Ingress naming
+ * auth-tls-secret for a host sets it, as ingress-nginx keeps one per server), read afresh at
+ * each render: a CA Secret changes without its Ingress. Notices go to `notices`.
+ */
+function clientAuthOf(
+  served: readonly object[],
+  snapshot: RenderSnapshot,
+  context: ProviderContext,
+  notices: RenderNotice[],
+): Map<string, ClientAuthPolicy> {
+  const byHost = new Map<string, ClientAuthPolicy>();
+  const secrets = context.watched.includes('secrets')
+    ? (keys: readonly string[]) => snapshot.lookup('secrets', keys)
+    : undefined;
+  for (const ing of served) {
+    const spec = clientAuthSpec(ing);
+    if (spec === undefined) continue;
+    for (const rule of items(path(ing, 'spec', 'rules'))) {
+      const host = str(field(rule, 'host')).toLowerCase();
+      if (host === '' || byHost.has(host)) continue;
+      byHost.set(host, clientAuthPolicy(ing, host, spec, secrets, notices));
+    }
+  }
+  return byHost;
+}
+
 /** Settings the library refuses outright rather than ignore. */
 function checkSettings(extra: Readonly<Record<string, unknown>>): void {
   try {
@@ -224,6 +258,14 @@ export const ingressNginxProvider: ContextProvider = {
     if (all.length > 0) throw new RejectedObjectsError(all);
     for (const n of nginx.notices) context.notice?.(n);
     for (const n of authNotices(nginx.model.served, snapshot, context)) context.notice?.(n);
-    return nginx.model;
+    const notices: RenderNotice[] = [];
+    const byHost = clientAuthOf(nginx.model.served, snapshot, context, notices);
+    for (const n of notices) context.notice?.(n);
+    if (byHost.size === 0) return nginx.model;
+    return {
+      ...nginx.model,
+      tls: tlsWithClientAuth(nginx.model.tls, byHost),
+      client_auth: [...byHost.values()],
+    };
   },
 };
