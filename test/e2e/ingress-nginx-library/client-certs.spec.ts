@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testing';
+import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   assembleLibrary,
