@@ -47,6 +47,7 @@ describe('the ingress-nginx suite cases', () => {
       'x-forwarded-prefix',
       'server-alias',
       'upstream-vhost',
+      'from-to-www-redirect',
       'limit-rps',
       'limit-connections',
       'auth-type',

@@ -90,8 +90,13 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     R,
     'from-to-www-redirect',
-    'Redirect `www.host` to `host` (or the reverse) with a 308.',
-    "A redirect rule on the other name's host match.",
+    'Redirect `www.host` to `host` (or the reverse) with a 308, keeping the scheme and request URI.',
+    '`http-request redirect location <scheme>://<host><path?query> code 308` in the frontend for the other name, unless an Ingress serves that name.',
+    {
+      status: 'deviation',
+      deviation:
+        "Over HTTPS the other name gets the certificate whose spec.tls hosts list it, else the default one (ingress-nginx also uses the host's certificate when it covers the other name).",
+    },
   ),
   pending(
     R,

@@ -36,7 +36,8 @@ cors-allow-methods cors-allow-headers cors-allow-credentials cors-max-age cors-e
 whitelist-source-range allowlist-source-range denylist-source-range limit-rps limit-connections
 limit-burst-multiplier limit-whitelist auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
-canary-weight canary-weight-total`.split(/\s+/);
+canary-weight canary-weight-total
+from-to-www-redirect`.split(/\s+/);
 // The basic-auth slice of issue 35 (honoured); the rest of issue 35 is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const SNIPPETS = [

@@ -22,6 +22,7 @@ import { basicAuthSpec, nginxAuthOf } from './auth.js';
 import { isCanary } from './canary.js';
 import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
+import { wwwRedirects, type WwwRedirect } from './www.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -42,6 +43,8 @@ export interface NginxModel extends NginxRoutes {
   readonly unhonoured: readonly Unhonoured[];
   /** The mainline routes with a canary, resolved in the frontend (`nginx_canaries`). */
   readonly canaries: readonly CanarySplit[];
+  /** from-to-www-redirect: hosts answered with a 308 to their Ingress's host. */
+  readonly www_redirects: readonly WwwRedirect[];
 }
 
 interface Judged {
@@ -136,6 +139,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       tls: model.tls,
       unhonoured,
       canaries: paired.splits,
+      www_redirects: wwwRedirects(paired.served),
     },
     problems,
     notices,
