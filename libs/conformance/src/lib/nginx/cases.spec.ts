@@ -48,6 +48,7 @@ describe('the ingress-nginx suite cases', () => {
       'server-alias',
       'upstream-vhost',
       'from-to-www-redirect',
+      'upstream-hash-by',
       'limit-rps',
       'limit-connections',
       'auth-type',

@@ -9,6 +9,7 @@ import { CORE_CASES } from './core-cases.js';
 import { CORS_CASES } from './cors-cases.js';
 import { call, type Target } from './http.js';
 import { judge } from './judge.js';
+import { HASH_CASES } from './hash-cases.js';
 import { REDIRECT_CASES } from './redirect-cases.js';
 import { REWRITE_CASES } from './rewrite-cases.js';
 import { TRAFFIC_CASES } from './traffic-cases.js';
@@ -20,6 +21,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...REWRITE_CASES,
   ...CORS_CASES,
   ...TRAFFIC_CASES,
+  ...HASH_CASES,
   ...AUTH_CASES,
   ...CANARY_CASES,
 ];

@@ -251,8 +251,13 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     B,
     'upstream-hash-by',
-    'Consistent hashing on an nginx variable (e.g. `$request_uri`).',
-    '`balance hash` on the matching fetch with `hash-type consistent`.',
+    'Consistent hashing on an nginx variable (e.g. `$request_uri`); takes over from load-balance.',
+    '`balance hash` on the key built from the matching fetches (`pathq`, `path`, `req.hdr()`, `req.cook()`, `url_param()`…) with `hash-type consistent`.',
+    {
+      status: 'deviation',
+      deviation:
+        "Maps $request_uri, $uri, $document_uri, $args, $query_string, $host, $remote_addr, $scheme, $request_method, $http_*, $cookie_*, $arg_* and plain text; another variable refuses the Ingress. The hash ring is HAProxy's, so which endpoint a key lands on differs from nginx's.",
+    },
   ),
   pending(
     B,

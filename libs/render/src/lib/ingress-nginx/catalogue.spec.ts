@@ -37,7 +37,7 @@ whitelist-source-range allowlist-source-range denylist-source-range limit-rps li
 limit-burst-multiplier limit-whitelist auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
 canary-weight canary-weight-total
-from-to-www-redirect`.split(/\s+/);
+from-to-www-redirect upstream-hash-by`.split(/\s+/);
 // The basic-auth slice of issue 35 (honoured); the rest of issue 35 is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const SNIPPETS = [
@@ -117,8 +117,8 @@ describe('judgeAnnotation', () => {
   });
 
   it('judges accepted values by the row status, naming the plan', () => {
-    expect(judge('upstream-hash-by', '$request_uri')).toEqual({
-      annotation: `${NGINX_PREFIX}upstream-hash-by`,
+    expect(judge('service-upstream', 'true')).toEqual({
+      annotation: `${NGINX_PREFIX}service-upstream`,
       verdict: 'not-yet-honoured',
       detail: 'not yet honoured by the ingress-nginx library',
     });
