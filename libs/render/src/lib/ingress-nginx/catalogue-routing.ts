@@ -160,7 +160,12 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'custom-http-errors',
     "Status codes of the backend answer replaced by the default backend's, which gets `X-Code`, `X-Format`, `X-Original-URI`… headers.",
-    'An `http-response` rule retrying the request at the default backend with those headers.',
+    'None: HAProxy cannot send a request on to another backend once an answer has come.',
+    {
+      status: 'refused',
+      reason:
+        "HAProxy picks the backend before the answer comes and cannot pass a request to another backend after it (http-response rules can only rewrite, deny or answer with static content; retry-on retries the same backend's servers), so the default backend cannot be asked for the error page without Lua; an Ingress needing it is refused rather than served with the backend's own error answers.",
+    },
   ),
   pending(
     B,

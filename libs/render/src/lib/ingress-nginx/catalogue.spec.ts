@@ -113,6 +113,12 @@ describe('judgeAnnotation', () => {
       detail: expect.stringMatching(/^value "digest": HAProxy has no digest/) as unknown,
     });
     expect(judge('auth-type', 'basic').verdict).toBe('honoured');
+    expect(judge('custom-http-errors', '404,503')).toMatchObject({
+      verdict: 'refused',
+      detail: expect.stringMatching(
+        /^HAProxy picks the backend before the answer comes/,
+      ) as unknown,
+    });
     expect(judge('auth-secret', 'users').detail).toMatch(/apr1 .* left out with a notice/);
   });
 
