@@ -9,6 +9,8 @@ import { CORE_CASES } from './core-cases.js';
 import { CORS_CASES } from './cors-cases.js';
 import { call, type Target } from './http.js';
 import { judge } from './judge.js';
+import { ERROR_CASES } from './error-cases.js';
+import { HASH_CASES } from './hash-cases.js';
 import { REDIRECT_CASES } from './redirect-cases.js';
 import { REWRITE_CASES } from './rewrite-cases.js';
 import { POLICY_CASES } from './policy-cases.js';
@@ -22,6 +24,8 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...CORS_CASES,
   ...TRAFFIC_CASES,
   ...POLICY_CASES,
+  ...HASH_CASES,
+  ...ERROR_CASES,
   ...AUTH_CASES,
   ...CANARY_CASES,
 ];

@@ -109,7 +109,15 @@ function backendLines(
 ): string[] {
   const q = { context: ctx };
   const hv = (v: string): string => escapeOutput.call(q, headerValue.call(q, v));
-  const lines = [`balance ${s.balance}`, ...s.timeouts];
+  const lines =
+    s.hashKey === undefined
+      ? [`balance ${s.balance}`, ...s.timeouts]
+      : [
+          'balance hash var(txn.nginx_hash)',
+          'hash-type consistent',
+          ...s.timeouts,
+          `http-request set-var-fmt(txn.nginx_hash) "${s.hashKey}"`,
+        ];
   // ingress-nginx's denied location (basic auth without its Secret) answers 503 before anything
   if (auth.auth?.denied !== undefined) lines.push('http-request deny deny_status 503');
   // nginx's phases: the body size (on finding the location), its rewrite phase (app-root, the

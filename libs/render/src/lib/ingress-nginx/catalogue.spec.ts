@@ -38,7 +38,8 @@ whitelist-source-range allowlist-source-range denylist-source-range limit-rps li
 limit-burst-multiplier limit-whitelist satisfy auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
 canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tls-error-page
-auth-tls-pass-certificate-to-upstream auth-tls-match-cn`.split(/\s+/);
+auth-tls-pass-certificate-to-upstream auth-tls-match-cn
+from-to-www-redirect upstream-hash-by`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const CLIENT_CERTS = [
@@ -122,12 +123,18 @@ describe('judgeAnnotation', () => {
       detail: expect.stringMatching(/^value "digest": HAProxy has no digest/) as unknown,
     });
     expect(judge('auth-type', 'basic').verdict).toBe('honoured');
+    expect(judge('custom-http-errors', '404,503')).toMatchObject({
+      verdict: 'refused',
+      detail: expect.stringMatching(
+        /^HAProxy picks the backend before the answer comes/,
+      ) as unknown,
+    });
     expect(judge('auth-secret', 'users').detail).toMatch(/apr1 .* left out with a notice/);
   });
 
   it('judges accepted values by the row status, naming the plan', () => {
-    expect(judge('upstream-hash-by', '$request_uri')).toEqual({
-      annotation: `${NGINX_PREFIX}upstream-hash-by`,
+    expect(judge('service-upstream', 'true')).toEqual({
+      annotation: `${NGINX_PREFIX}service-upstream`,
       verdict: 'not-yet-honoured',
       detail: 'not yet honoured by the ingress-nginx library',
     });

@@ -24,6 +24,7 @@ import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
 import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
 import { tlsWithClientAuth, type NginxTls } from './client-auth-lines.js';
+import { wwwRedirects, type WwwRedirect } from './www.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -47,6 +48,8 @@ export interface NginxModel extends NginxRoutes {
   readonly unhonoured: readonly Unhonoured[];
   /** The mainline routes with a canary, resolved in the frontend (`nginx_canaries`). */
   readonly canaries: readonly CanarySplit[];
+  /** from-to-www-redirect: hosts answered with a 308 to their Ingress's host. */
+  readonly www_redirects: readonly WwwRedirect[];
 }
 
 interface Judged {
@@ -143,6 +146,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       client_auth: [],
       unhonoured,
       canaries: paired.splits,
+      www_redirects: wwwRedirects(paired.served),
     },
     problems,
     notices,
