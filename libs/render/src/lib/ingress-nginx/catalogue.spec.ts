@@ -39,6 +39,9 @@ canary canary-by-header canary-by-header-value canary-by-header-pattern canary-b
 canary-weight canary-weight-total`.split(/\s+/);
 // The basic-auth slice of issue 35 (honoured); the rest of issue 35 is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
+// The backend-TLS slice of issue 35 (honoured).
+const BACKEND_TLS = `proxy-ssl-secret proxy-ssl-verify proxy-ssl-verify-depth proxy-ssl-name
+proxy-ssl-server-name proxy-ssl-protocols proxy-ssl-ciphers`.split(/\s+/);
 const SNIPPETS = [
   'configuration-snippet',
   'server-snippet',
@@ -60,7 +63,8 @@ describe('the ingress-nginx annotation catalogue', () => {
       expect(row?.status, name).toBe('refused');
       expect(row?.reason, name).toMatch(/never pasted/);
     }
-    for (const name of ISSUE_35.filter((n) => !BASIC_AUTH.includes(n))) {
+    const built = [...BASIC_AUTH, ...BACKEND_TLS];
+    for (const name of ISSUE_35.filter((n) => !built.includes(n))) {
       const row = nginxAnnotation(NGINX_PREFIX + name);
       expect({ name, status: row?.status, planned: row?.planned }).toEqual({
         name,
@@ -84,9 +88,12 @@ describe('the ingress-nginx annotation catalogue', () => {
     const claimed = NGINX_ANNOTATIONS.filter(
       (a) => a.status === 'honoured' || a.status === 'deviation',
     );
-    expect(claimed.map((a) => a.name).sort()).toEqual(HONOURED.sort());
-    // of issue 35, only basic auth is claimed
-    expect(claimed.filter((a) => ISSUE_35.includes(a.name)).map((a) => a.name)).toEqual(BASIC_AUTH);
+    expect(claimed.map((a) => a.name).sort()).toEqual([...HONOURED, ...BACKEND_TLS].sort());
+    // of issue 35, basic auth and backend TLS are claimed
+    expect(claimed.filter((a) => ISSUE_35.includes(a.name)).map((a) => a.name)).toEqual([
+      ...BASIC_AUTH,
+      ...BACKEND_TLS,
+    ]);
   });
 });
 
