@@ -146,7 +146,11 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
     'proxy-ssl-verify',
     "Verify the backend's certificate against ca.crt (`on`/`off`, default off).",
     '`verify required ca-file <ca.crt> verifyhost <proxy-ssl-name>` (with a ca.crt, as nginx), else `verify none`; a bad value is `off` with a notice.',
-    { status: 'honoured' },
+    {
+      status: 'deviation',
+      deviation:
+        'A failed verification answers 503 (HAProxy reached no server) where ingress-nginx answers 502.',
+    },
   ),
   basic(
     'proxy-ssl-verify-depth',
