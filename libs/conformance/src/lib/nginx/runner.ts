@@ -2,6 +2,7 @@ import type { TlsMaterial, KubeObject } from '#kube-sim';
 import { availableMajors } from '#haproxy-bin';
 import { libraryChartValues, releaseIngressClass, Stack, waitFor } from '#stack';
 import { AUTH_CASES } from './auth-cases.js';
+import { BACKEND_TLS_CASES } from './backend-tls-cases.js';
 import { deployBackends, suiteCertificate } from './backends.js';
 import type { CaseTools, NginxCase, Step } from './cases.js';
 import { CANARY_CASES } from './canary-cases.js';
@@ -27,6 +28,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...HASH_CASES,
   ...ERROR_CASES,
   ...AUTH_CASES,
+  ...BACKEND_TLS_CASES,
   ...CANARY_CASES,
 ];
 

@@ -134,7 +134,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     {
       status: 'deviation',
       deviation:
-        "AUTO_HTTP is HTTP/1.1 to the backend; HTTPS and GRPCS do not verify the backend's certificate (as ingress-nginx without proxy-ssl-verify).",
+        "AUTO_HTTP is HTTP/1.1 to the backend; HTTPS and GRPCS verify the backend's certificate only with proxy-ssl-secret and proxy-ssl-verify, as ingress-nginx.",
       refusedValues: [
         {
           value: /^fcgi$/i,

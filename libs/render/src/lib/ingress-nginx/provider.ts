@@ -19,6 +19,7 @@ import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
 import { basicAuthSpec, nginxAuthOf } from './auth.js';
+import { proxySslNotices } from './proxy-ssl.js';
 import { isCanary } from './canary.js';
 import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
@@ -191,6 +192,7 @@ function authNotices(
   for (const ing of served) {
     const spec = basicAuthSpec(ing);
     if (spec !== undefined) nginxAuthOf(ing, spec, secrets, notices);
+    notices.push(...proxySslNotices(ing, secrets));
   }
   return notices;
 }
