@@ -25,6 +25,23 @@ describe('redactPem', () => {
     ]);
   });
 
+  it('hides the key of a backend client certificate (proxy-ssl-secret), keeping the certificates', () => {
+    const cert = '-----BEGIN CERTIFICATE-----\nMIIBcert\n-----END CERTIFICATE-----\n';
+    const key = '-----BEGIN PRIVATE KEY-----\nMIGHkeymaterial\n-----END PRIVATE KEY-----\n';
+    const rendered = {
+      outputs: {
+        sslCertificates: {
+          'proxyssl_ca_apps_upstream.pem': cert,
+          'proxyssl_crt_apps_upstream.pem': cert + key,
+        },
+      },
+    };
+    const out = JSON.stringify(redactDeep(rendered));
+    expect(out).not.toContain('keymaterial');
+    expect(out).toContain('MIIBcert');
+    expect(out).toContain('-----BEGIN PRIVATE KEY-----\\n<redacted>\\n-----END PRIVATE KEY-----');
+  });
+
   it('reaches rendered outputs through redactDeep', () => {
     const rendered = { outputs: { 'haproxy.cfg': 'userlist u\n  user x password $1$ab$cd\n' } };
     expect(redactDeep(rendered)).toEqual({

@@ -15,15 +15,17 @@ import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backe
 import { authLines, userlistLines } from './auth-lines.js';
 import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 import { lookup } from '../filters-context.js';
+import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
+import { proxySslOpts } from './proxy-ssl-lines.js';
 
 type FilterThis = { context: Context };
 
-const PROTO_OPTS: Readonly<Record<NginxSettings['proto'], string>> = {
-  HTTP: '',
-  HTTPS: ' ssl verify none',
-  GRPC: ' proto h2',
-  GRPCS: ' ssl verify none alpn h2',
-};
+/** The server options of each backend protocol; HTTPS and GRPCS take backend TLS (proxy-ssl-*). */
+function protoOpts(ctx: Context, s: NginxSettings, ssl: ProxySsl | undefined): string {
+  if (s.proto === 'HTTP') return '';
+  if (s.proto === 'GRPC') return ' proto h2';
+  return proxySslOpts(ctx, s.proto === 'GRPCS' ? ' alpn h2' : '', ssl);
+}
 
 /** Rewrites of the Ingress's paths to this backend (`rewrite-target`), first matching path wins. */
 function rewriteLines(s: NginxSettings, paths: readonly string[]): string[] {
@@ -105,13 +107,23 @@ function backendLines(
   ctx: Context,
   s: NginxSettings,
   paths: readonly string[],
-  auth: { readonly be: string; readonly auth: NginxAuth | undefined },
+  auth: { readonly be: string; readonly auth: NginxAuth | undefined; readonly denied?: boolean },
 ): string[] {
   const q = { context: ctx };
   const hv = (v: string): string => escapeOutput.call(q, headerValue.call(q, v));
-  const lines = [`balance ${s.balance}`, ...s.timeouts];
+  const lines =
+    s.hashKey === undefined
+      ? [`balance ${s.balance}`, ...s.timeouts]
+      : [
+          'balance hash var(txn.nginx_hash)',
+          'hash-type consistent',
+          ...s.timeouts,
+          `http-request set-var-fmt(txn.nginx_hash) "${s.hashKey}"`,
+        ];
   // ingress-nginx's denied location (basic auth without its Secret) answers 503 before anything
-  if (auth.auth?.denied !== undefined) lines.push('http-request deny deny_status 503');
+  // (so does one whose proxy-ssl-secret cannot serve)
+  if (auth.auth?.denied !== undefined || auth.denied === true)
+    lines.push('http-request deny deny_status 503');
   // nginx's phases: the body size (on finding the location), its rewrite phase (app-root, the
   // redirects, the CORS preflight answer, then the Lua HTTPS redirect), limits, access (ranges)
   if (s.bodySize > 0)
@@ -167,18 +179,22 @@ export function nginxBackend(
     const s = defaultNginxSettings(extra);
     let paths: string[] = [];
     let auth: NginxAuth | undefined;
+    let ssl: ProxySsl | undefined;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       new NginxReader(ing, extra).read(s);
       const spec = basicAuthSpec(ing);
       // the provider reports the notices; the Secret read here is this fragment's dependency
       const secrets = (keys: readonly string[]) => lookup(ctx, 'nginx_backend', secretsList, keys);
       if (spec !== undefined) auth = nginxAuthOf(ing, spec, secretsList ? secrets : undefined, []);
+      const sslSpec = proxySslSpec(ing, []);
+      if (sslSpec !== undefined)
+        ssl = proxySslOf(ing, sslSpec, secretsList ? secrets : undefined, []);
       // a canary backend takes its mainline's paths (`main_service`, `main_port`)
       const service = field(backend, 'main_service') ?? field(backend, 'service');
       const port = field(backend, 'main_port') ?? field(backend, 'port');
       paths = backendPaths(ing, str(service), str(port));
     }
-    const opts = PROTO_OPTS[s.proto];
+    const opts = protoOpts(ctx, s, ssl);
     const fixed = opts !== '' || s.cookie !== undefined;
     const slots = intRange.call(
       { context: ctx },
@@ -192,7 +208,8 @@ export function nginxBackend(
     const found = slotsOf(ctx, slicesList, servicesList, backend ?? {}, slots, deployedServers);
     const cookie = s.cookie === undefined ? '' : s.cookie.name;
     const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
-    const lines = new OutputLines(backendLines(ctx, s, paths, { be, auth }), '\n  ');
+    const denied = ssl?.denied !== undefined;
+    const lines = new OutputLines(backendLines(ctx, s, paths, { be, auth, denied }), '\n  ');
     const users = userlistLines(ctx, be, auth);
     return new OutputSections([users, head, lines, serverLines(found, opts, cookie)]);
   } catch (err) {

@@ -153,15 +153,58 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
     "`http-request deny deny_status 403` unless `ssl_c_s_dn(,0,rfc2253) -m reg -- '<pattern>'` (printable, no single quote); 403 without a certificate of the host.",
     { status: 'honoured' },
   ),
-  auth(
+  basic(
     'proxy-ssl-secret',
-    'Client certificate and CA for TLS to the backend.',
-    '`crt`/`ca-file` on server lines.',
+    "Secret (`namespace/name`, in the Ingress's namespace) with `ca.crt` to verify the backend and/or `tls.crt`/`tls.key`, the client certificate presented to it.",
+    "On HTTPS/GRPCS backends: `ca-file` (ca.crt) and `crt` (tls.crt with tls.key) on the server lines, both files in HAProxy's ssl storage. A missing Secret, one in another namespace, or one without a key pair or CA answers 503.",
+    { status: 'honoured' },
   ),
-  auth('proxy-ssl-verify', "Verify the backend's certificate.", '`verify required`.'),
-  auth('proxy-ssl-verify-depth', 'The backend chain depth.', 'A verification depth.'),
-  auth('proxy-ssl-name', "The name checked in the backend's certificate.", '`verifyhost`.'),
-  auth('proxy-ssl-server-name', 'Send SNI to the backend.', '`sni`.'),
-  auth('proxy-ssl-protocols', 'TLS versions to the backend.', '`ssl-min-ver`/`ssl-max-ver`.'),
-  auth('proxy-ssl-ciphers', 'Ciphers to the backend.', '`ciphers`.'),
+  basic(
+    'proxy-ssl-verify',
+    "Verify the backend's certificate against ca.crt (`on`/`off`, default off).",
+    '`verify required ca-file <ca.crt> verifyhost <proxy-ssl-name>` (with a ca.crt, as nginx), else `verify none`; a bad value is `off` with a notice.',
+    {
+      status: 'deviation',
+      deviation:
+        'A failed verification answers 503 (HAProxy reached no server) where ingress-nginx answers 502.',
+    },
+  ),
+  basic(
+    'proxy-ssl-verify-depth',
+    'The longest certificate chain accepted from the backend (default 1).',
+    'Checked (a bad value is 1 with a notice).',
+    {
+      status: 'deviation',
+      deviation:
+        'HAProxy has no verification depth for servers: a backend chain longer than the depth is accepted when it leads to ca.crt.',
+    },
+  ),
+  basic(
+    'proxy-ssl-name',
+    "The name checked in the backend's certificate and sent as SNI (default nginx's `upstream_balancer`).",
+    '`verifyhost <name>` (and `sni str(<name>)` with proxy-ssl-server-name); a value that is not a host name is the default with a notice.',
+    { status: 'honoured' },
+  ),
+  basic(
+    'proxy-ssl-server-name',
+    'Send the proxy-ssl-name as SNI to the backend (`on`/`off`, default off).',
+    '`sni str(<proxy-ssl-name>)`; a bad value is `off` with a notice.',
+    { status: 'honoured' },
+  ),
+  basic(
+    'proxy-ssl-protocols',
+    'TLS versions to the backend (default `TLSv1 TLSv1.1 TLSv1.2`, applied with a ca.crt).',
+    '`ssl-min-ver`/`ssl-max-ver` of the lowest and highest version named; a bad value is the default with a notice.',
+    {
+      status: 'deviation',
+      deviation:
+        'HAProxy takes a range: a list with a gap (TLSv1 TLSv1.2) allows the versions between; SSLv2 is left out (HAProxy cannot speak it).',
+    },
+  ),
+  basic(
+    'proxy-ssl-ciphers',
+    'OpenSSL cipher list to the backend (default `DEFAULT`, applied with a ca.crt).',
+    '`ciphers <list>`; a value that is not an OpenSSL cipher list is the default with a notice.',
+    { status: 'honoured' },
+  ),
 ];

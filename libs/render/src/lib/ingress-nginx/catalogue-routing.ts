@@ -90,8 +90,13 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     R,
     'from-to-www-redirect',
-    'Redirect `www.host` to `host` (or the reverse) with a 308.',
-    "A redirect rule on the other name's host match.",
+    'Redirect `www.host` to `host` (or the reverse) with a 308, keeping the scheme and request URI.',
+    '`http-request redirect location <scheme>://<host><path?query> code 308` in the frontend for the other name, unless an Ingress serves that name.',
+    {
+      status: 'deviation',
+      deviation:
+        "Over HTTPS the other name gets the certificate whose spec.tls hosts list it, else the default one (ingress-nginx also uses the host's certificate when it covers the other name).",
+    },
   ),
   pending(
     R,
@@ -129,7 +134,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     {
       status: 'deviation',
       deviation:
-        "AUTO_HTTP is HTTP/1.1 to the backend; HTTPS and GRPCS do not verify the backend's certificate (as ingress-nginx without proxy-ssl-verify).",
+        "AUTO_HTTP is HTTP/1.1 to the backend; HTTPS and GRPCS verify the backend's certificate only with proxy-ssl-secret and proxy-ssl-verify, as ingress-nginx.",
       refusedValues: [
         {
           value: /^fcgi$/i,
@@ -155,7 +160,12 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'custom-http-errors',
     "Status codes of the backend answer replaced by the default backend's, which gets `X-Code`, `X-Format`, `X-Original-URI`… headers.",
-    'An `http-response` rule retrying the request at the default backend with those headers.',
+    'None: HAProxy cannot send a request on to another backend once an answer has come.',
+    {
+      status: 'refused',
+      reason:
+        "HAProxy picks the backend before the answer comes and cannot pass a request to another backend after it (http-response rules can only rewrite, deny or answer with static content; retry-on retries the same backend's servers), so the default backend cannot be asked for the error page without Lua; an Ingress needing it is refused rather than served with the backend's own error answers.",
+    },
   ),
   pending(
     B,
@@ -246,8 +256,13 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     B,
     'upstream-hash-by',
-    'Consistent hashing on an nginx variable (e.g. `$request_uri`).',
-    '`balance hash` on the matching fetch with `hash-type consistent`.',
+    'Consistent hashing on an nginx variable (e.g. `$request_uri`); takes over from load-balance.',
+    '`balance hash` on the key built from the matching fetches (`pathq`, `path`, `req.hdr()`, `req.cook()`, `url_param()`…) with `hash-type consistent`.',
+    {
+      status: 'deviation',
+      deviation:
+        "Maps $request_uri, $uri, $document_uri, $args, $query_string, $host, $remote_addr, $scheme, $request_method, $http_*, $cookie_*, $arg_* and plain text; another variable refuses the Ingress. The hash ring is HAProxy's, so which endpoint a key lands on differs from nginx's.",
+    },
   ),
   pending(
     B,

@@ -38,7 +38,8 @@ whitelist-source-range allowlist-source-range denylist-source-range limit-rps li
 limit-burst-multiplier limit-whitelist satisfy auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
 canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tls-error-page
-auth-tls-pass-certificate-to-upstream auth-tls-match-cn`.split(/\s+/);
+auth-tls-pass-certificate-to-upstream auth-tls-match-cn
+from-to-www-redirect upstream-hash-by`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const CLIENT_CERTS = [
@@ -49,6 +50,9 @@ const CLIENT_CERTS = [
   'auth-tls-match-cn',
 ];
 const CLAIMED_35 = [...BASIC_AUTH, ...CLIENT_CERTS];
+// The backend-TLS slice of issue 35 (honoured).
+const BACKEND_TLS = `proxy-ssl-secret proxy-ssl-verify proxy-ssl-verify-depth proxy-ssl-name
+proxy-ssl-server-name proxy-ssl-protocols proxy-ssl-ciphers`.split(/\s+/);
 const SNIPPETS = [
   'configuration-snippet',
   'server-snippet',
@@ -70,7 +74,8 @@ describe('the ingress-nginx annotation catalogue', () => {
       expect(row?.status, name).toBe('refused');
       expect(row?.reason, name).toMatch(/never pasted/);
     }
-    for (const name of ISSUE_35.filter((n) => !CLAIMED_35.includes(n))) {
+    const built = [...CLAIMED_35, ...BACKEND_TLS];
+    for (const name of ISSUE_35.filter((n) => !built.includes(n))) {
       const row = nginxAnnotation(NGINX_PREFIX + name);
       expect({ name, status: row?.status, planned: row?.planned }).toEqual({
         name,
@@ -94,9 +99,14 @@ describe('the ingress-nginx annotation catalogue', () => {
     const claimed = NGINX_ANNOTATIONS.filter(
       (a) => a.status === 'honoured' || a.status === 'deviation',
     );
-    expect(claimed.map((a) => a.name).sort()).toEqual(HONOURED.sort());
-    // of issue 35, basic auth and client certificates are claimed
-    expect(claimed.filter((a) => ISSUE_35.includes(a.name)).map((a) => a.name)).toEqual(CLAIMED_35);
+    expect(claimed.map((a) => a.name).sort()).toEqual([...HONOURED, ...BACKEND_TLS].sort());
+    // of issue 35, basic auth, client certificates and backend TLS are claimed
+    expect(
+      claimed
+        .filter((a) => ISSUE_35.includes(a.name))
+        .map((a) => a.name)
+        .sort(),
+    ).toEqual([...CLAIMED_35, ...BACKEND_TLS].sort());
   });
 });
 
@@ -122,12 +132,18 @@ describe('judgeAnnotation', () => {
       detail: expect.stringMatching(/^value "digest": HAProxy has no digest/) as unknown,
     });
     expect(judge('auth-type', 'basic').verdict).toBe('honoured');
+    expect(judge('custom-http-errors', '404,503')).toMatchObject({
+      verdict: 'refused',
+      detail: expect.stringMatching(
+        /^HAProxy picks the backend before the answer comes/,
+      ) as unknown,
+    });
     expect(judge('auth-secret', 'users').detail).toMatch(/apr1 .* left out with a notice/);
   });
 
   it('judges accepted values by the row status, naming the plan', () => {
-    expect(judge('upstream-hash-by', '$request_uri')).toEqual({
-      annotation: `${NGINX_PREFIX}upstream-hash-by`,
+    expect(judge('service-upstream', 'true')).toEqual({
+      annotation: `${NGINX_PREFIX}service-upstream`,
       verdict: 'not-yet-honoured',
       detail: 'not yet honoured by the ingress-nginx library',
     });

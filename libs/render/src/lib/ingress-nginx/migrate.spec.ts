@@ -43,7 +43,7 @@ describe('migrationReport', () => {
     ing(
       'web',
       {
-        [`${NGINX_PREFIX}upstream-hash-by`]: '$request_uri',
+        [`${NGINX_PREFIX}ssl-passthrough`]: 'true',
         [`${NGINX_PREFIX}configuration-snippet`]: 'more_set_headers "X: y";',
         [`${NGINX_PREFIX}backend-protocol`]: 'FCGI',
         [`${NGINX_PREFIX}made-up`]: 'true',
@@ -61,7 +61,7 @@ describe('migrationReport', () => {
       [`${NGINX_PREFIX}backend-protocol`, 'refused'],
       [`${NGINX_PREFIX}configuration-snippet`, 'refused'],
       [`${NGINX_PREFIX}made-up`, 'unknown'],
-      [`${NGINX_PREFIX}upstream-hash-by`, 'not-yet-honoured'],
+      [`${NGINX_PREFIX}ssl-passthrough`, 'not-yet-honoured'],
     ]);
     expect(r.totals).toEqual({
       honoured: 0,
@@ -115,7 +115,7 @@ describe('migrationReport', () => {
         /^ {2}refused {11}\S+configuration-snippet: snippets are never/,
       ) as unknown,
       expect.stringMatching(/^ {2}unknown {11}\S+made-up: not an annotation/) as unknown,
-      '  not-yet-honoured  nginx.ingress.kubernetes.io/upstream-hash-by: not yet honoured by the ingress-nginx library',
+      '  not-yet-honoured  nginx.ingress.kubernetes.io/ssl-passthrough: not yet honoured by the ingress-nginx library',
       'Totals: 2 Ingresses, 4 annotations: 0 honoured, 0 deviation, 2 refused, 1 not-yet-honoured, 1 unknown',
     ]);
   });

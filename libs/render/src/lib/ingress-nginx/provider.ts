@@ -19,11 +19,13 @@ import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
 import { basicAuthSpec, nginxAuthOf } from './auth.js';
+import { proxySslNotices } from './proxy-ssl.js';
 import { isCanary } from './canary.js';
 import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
 import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
 import { tlsWithClientAuth, type NginxTls } from './client-auth-lines.js';
+import { wwwRedirects, type WwwRedirect } from './www.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -47,6 +49,8 @@ export interface NginxModel extends NginxRoutes {
   readonly unhonoured: readonly Unhonoured[];
   /** The mainline routes with a canary, resolved in the frontend (`nginx_canaries`). */
   readonly canaries: readonly CanarySplit[];
+  /** from-to-www-redirect: hosts answered with a 308 to their Ingress's host. */
+  readonly www_redirects: readonly WwwRedirect[];
 }
 
 interface Judged {
@@ -143,6 +147,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       client_auth: [],
       unhonoured,
       canaries: paired.splits,
+      www_redirects: wwwRedirects(paired.served),
     },
     problems,
     notices,
@@ -187,6 +192,7 @@ function authNotices(
   for (const ing of served) {
     const spec = basicAuthSpec(ing);
     if (spec !== undefined) nginxAuthOf(ing, spec, secrets, notices);
+    notices.push(...proxySslNotices(ing, secrets));
   }
   return notices;
 }

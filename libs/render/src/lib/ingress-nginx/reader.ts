@@ -5,6 +5,7 @@
 import { field, isNil, items, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { readCors, type Cors } from './reader-cors.js';
+import { hashKeyFormat } from './reader-hash.js';
 
 /** A refusal of one annotation value; the message names the Ingress and the annotation. */
 export class NginxRefusal extends Error {}
@@ -26,6 +27,8 @@ export interface AffinityCookie {
 /** What the backend of one Ingress is built from. */
 export interface NginxSettings {
   balance: string;
+  /** upstream-hash-by: the log-format of the consistent-hash key. */
+  hashKey: string | undefined;
   timeouts: string[];
   /** Redirect plain HTTP to HTTPS: for these hosts (ssl-redirect), or every request (force). */
   sslRedirect: { readonly force: boolean; readonly hosts: readonly string[] } | undefined;
@@ -75,6 +78,7 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
   const size = field(extra, 'proxy_body_size');
   return {
     balance: 'roundrobin',
+    hashKey: undefined,
     timeouts: [],
     sslRedirect: undefined,
     preserveTrailingSlash: false,
@@ -257,6 +261,13 @@ export class NginxReader {
     if (lb === 'ewma') s.balance = 'leastconn';
     else if (lb !== undefined && lb !== 'round_robin')
       this.fail('load-balance', `${JSON.stringify(lb)} is not round_robin or ewma`);
+    // ingress-nginx: upstream-hash-by takes over from load-balance
+    const hash = this.get('upstream-hash-by');
+    if (hash !== undefined && hash.trim() !== '') {
+      const key = hashKeyFormat(hash);
+      if ('problem' in key) this.fail('upstream-hash-by', `${JSON.stringify(hash)} ${key.problem}`);
+      s.hashKey = key.format;
+    }
     const size = this.get('proxy-body-size');
     if (size !== undefined)
       s.bodySize = bytesOf(size, () =>

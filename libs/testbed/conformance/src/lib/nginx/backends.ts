@@ -3,12 +3,12 @@ import { echoApp, ECHO_POD_PORT, type Stack, waitFor } from '#testbed/stack';
 import { NS, TLS_SECRET } from './cases.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-const tlsSecret = (name: string, m: TlsMaterial): KubeObject => ({
+const tlsSecret = (name: string, m: TlsMaterial, ca?: string): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Secret',
   metadata: { namespace: NS, name },
   type: 'kubernetes.io/tls',
-  data: { 'tls.crt': b64(m.cert), 'tls.key': b64(m.key) },
+  data: { 'tls.crt': b64(m.cert), 'tls.key': b64(m.key), ...(ca ? { 'ca.crt': b64(ca) } : {}) },
 });
 const fieldEnv = (name: string, fieldPath: string) => ({
   name,
@@ -113,7 +113,8 @@ export async function deployBackends(stack: Stack, cert: TlsMaterial): Promise<v
   await stack.apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
     tlsSecret(TLS_SECRET, cert),
-    tlsSecret('echo-tls-cert', backendCert),
+    // its ca.crt (the self-signed certificate) lets backend TLS cases verify echo-tls
+    tlsSecret('echo-tls-cert', backendCert, backendCert.cert),
     ...echoApp(NS, 'echo', { replicas: 2 }),
     ...echoApp(NS, 'echo-b'),
     ...httpbun(),

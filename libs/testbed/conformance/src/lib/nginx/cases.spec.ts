@@ -47,6 +47,8 @@ describe('the ingress-nginx suite cases', () => {
       'x-forwarded-prefix',
       'server-alias',
       'upstream-vhost',
+      'from-to-www-redirect',
+      'upstream-hash-by',
       'limit-rps',
       'limit-rpm',
       'limit-burst-multiplier',

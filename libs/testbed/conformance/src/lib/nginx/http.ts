@@ -9,6 +9,8 @@ export interface Req {
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
   readonly https?: boolean;
+  /** Over HTTPS, accept any certificate (ingress-nginx's e2e tests skip verification for other names). */
+  readonly insecure?: boolean;
 }
 
 /** What the echo backend (or httpbun's echo fallback) says it saw. */
@@ -60,7 +62,7 @@ export function call(target: Target, r: Req, timeoutMs = 10_000): Promise<Answer
     method: r.method ?? 'GET',
     headers,
     agent: false as const,
-    ...(r.https ? { ca: target.ca, servername: r.host } : {}),
+    ...(r.https ? { ca: target.ca, servername: r.host, rejectUnauthorized: !r.insecure } : {}),
   };
   return new Promise((resolve, reject) => {
     const req = (r.https ? httpsRequest : httpRequest)(options, (res) => {

@@ -1,4 +1,4 @@
-import { get, host, ingress, type NginxCase } from './cases.js';
+import { get, host, ingress, TLS_SECRET, type NginxCase } from './cases.js';
 
 const tlsHost = host('ssl-redirect');
 const noRedirect = host('ssl-redirect-off');
@@ -7,6 +7,19 @@ const perm = host('permanent');
 const permCode = host('permanent-code');
 const temp = host('temporal');
 const appRoot = host('app-root');
+const www = host('from-www');
+const wwwTls = host('from-www-tls');
+const toWww = host('to-www');
+
+/** An Ingress for `h` whose TLS entry also names `www.h` (ingress-nginx's e2e TLS case). */
+function wwwTlsIngress() {
+  const ing = ingress('from-www-tls', wwwTls, [['/']], { 'from-to-www-redirect': 'true' });
+  const spec = ing['spec'] as Record<string, unknown>;
+  return {
+    ...ing,
+    spec: { ...spec, tls: [{ hosts: [wwwTls, `www.${wwwTls}`], secretName: TLS_SECRET }] },
+  };
+}
 
 /** Redirects: ssl-redirect, force-ssl-redirect, permanent/temporal redirects, app-root. */
 export const REDIRECT_CASES: readonly NginxCase[] = [
@@ -109,6 +122,49 @@ export const REDIRECT_CASES: readonly NginxCase[] = [
       },
       { req: get(appRoot, '/foo'), expect: { status: 200, service: 'echo', path: '/foo' } },
       { req: get(appRoot, '/bar'), expect: { status: 200, path: '/bar' } },
+    ],
+  },
+  {
+    // e2e fromtowwwredirect: GET www.<host>/foo → 308 Location http://<host>/foo
+    name: 'from-to-www-redirect: www.<host> answers 308 to <host> with the request URI',
+    annotations: ['from-to-www-redirect'],
+    objects: [ingress('from-www', www, [['/']], { 'from-to-www-redirect': 'true' })],
+    steps: [
+      {
+        req: get(`www.${www}`, '/foo'),
+        expect: { status: 308, headers: { location: `http://${www}/foo` } },
+      },
+      {
+        req: get(`www.${www}`, '/a/b?x=1'),
+        expect: { status: 308, headers: { location: `http://${www}/a/b?x=1` } },
+      },
+      { req: get(www, '/foo'), expect: { status: 200, service: 'echo', path: '/foo' } },
+    ],
+  },
+  {
+    // the reverse: an Ingress for www.<host> gets <host> redirected to it
+    name: 'from-to-www-redirect: <host> answers 308 to the www.<host> an Ingress serves',
+    annotations: ['from-to-www-redirect'],
+    objects: [ingress('to-www', `www.${toWww}`, [['/']], { 'from-to-www-redirect': 'true' })],
+    steps: [
+      {
+        req: get(toWww, '/bar?q=2'),
+        expect: { status: 308, headers: { location: `http://www.${toWww}/bar?q=2` } },
+      },
+      { req: get(`www.${toWww}`, '/bar'), expect: { status: 200, service: 'echo', path: '/bar' } },
+    ],
+  },
+  {
+    // e2e fromtowwwredirect over HTTPS: the redirect keeps the scheme (https://<host>/)
+    name: 'from-to-www-redirect: over HTTPS www.<host> answers 308 to https://<host>/',
+    annotations: ['from-to-www-redirect'],
+    objects: [wwwTlsIngress()],
+    steps: [
+      { req: get(wwwTls, '/', { https: true }), expect: { status: 200, service: 'echo' } },
+      {
+        req: get(`www.${wwwTls}`, '/', { https: true, insecure: true }),
+        expect: { status: 308, headers: { location: `https://${wwwTls}/` } },
+      },
     ],
   },
 ];

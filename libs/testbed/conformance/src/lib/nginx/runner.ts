@@ -2,6 +2,7 @@ import type { TlsMaterial, KubeObject } from '#testbed/kube-sim';
 import { availableMajors } from '#haproxy-bin';
 import { libraryChartValues, releaseIngressClass, Stack, waitFor } from '#testbed/stack';
 import { AUTH_CASES } from './auth-cases.js';
+import { BACKEND_TLS_CASES } from './backend-tls-cases.js';
 import { deployBackends, suiteCertificate } from './backends.js';
 import type { CaseTools, NginxCase, Step } from './cases.js';
 import { CANARY_CASES } from './canary-cases.js';
@@ -9,6 +10,8 @@ import { CORE_CASES } from './core-cases.js';
 import { CORS_CASES } from './cors-cases.js';
 import { call, type Target } from './http.js';
 import { judge } from './judge.js';
+import { ERROR_CASES } from './error-cases.js';
+import { HASH_CASES } from './hash-cases.js';
 import { REDIRECT_CASES } from './redirect-cases.js';
 import { REWRITE_CASES } from './rewrite-cases.js';
 import { POLICY_CASES } from './policy-cases.js';
@@ -22,7 +25,10 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...CORS_CASES,
   ...TRAFFIC_CASES,
   ...POLICY_CASES,
+  ...HASH_CASES,
+  ...ERROR_CASES,
   ...AUTH_CASES,
+  ...BACKEND_TLS_CASES,
   ...CANARY_CASES,
 ];
 
