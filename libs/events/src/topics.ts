@@ -30,10 +30,12 @@ export interface DataplaneCredentials {
 }
 
 /**
- * The stages of one deployment to one pod: reading the pod and planning, waiting out the reload
- * gate (minDeploymentInterval, stagger), runtime operations, storage writes, the reload.
+ * The stages of one deployment to one pod: waiting for the pod (its deployment ahead, a parallel
+ * slot, a backoff), reading the pod and planning, waiting out the reload gate
+ * (minDeploymentInterval, stagger) or the stored copy ahead, runtime operations, storage writes,
+ * the reload.
  */
-export const DEPLOY_STAGES = ['plan', 'wait', 'runtime', 'storage', 'reload'] as const;
+export const DEPLOY_STAGES = ['queue', 'plan', 'wait', 'runtime', 'storage', 'reload'] as const;
 export type DeployStage = (typeof DEPLOY_STAGES)[number];
 
 /**

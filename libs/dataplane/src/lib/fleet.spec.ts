@@ -326,4 +326,71 @@ describe('Fleet: a runtime-only deployment', () => {
     expect(fleet.status()[0]?.deployedHash).toBe('r1');
     await fleet.stop();
   });
+
+  it('does not hold the next render while its stored copy is written; the next stores after it', async () => {
+    const results: PodDeployResult[] = [];
+    const storing: { hash: string; store: () => void; fail: (e: Error) => void }[] = [];
+    const seen: { hash: string; prior: boolean; known: boolean; recover: boolean }[] = [];
+    const applied = (hash: string): SyncResult => ({
+      reloaded: false,
+      reloadId: null,
+      operations: [{ kind: 'server.set', target: 'be/s1', runtime: true }],
+      reloadReasons: [],
+      version: 1,
+      known: { files: { ...files, version: 1 }, caps: { runtimeCerts: true, maxCertPayload: 1 } },
+      stages: { runtime: hash.length },
+    });
+    const fleet = new Fleet({
+      scheme: 'http',
+      minDeploymentIntervalMs: 0,
+      maxParallel: 1,
+      identity: 'test',
+      timeoutMs: 1000,
+      onResult: (r) => void results.push(r),
+      read: () => Promise.resolve(files),
+      sleep: () => Promise.resolve(),
+      now: () => 0,
+      deploy: async (_client, r, o) => {
+        seen.push({
+          hash: r.hash,
+          prior: o.priorStorage !== undefined,
+          known: o.known !== undefined,
+          recover: o.recover === true,
+        });
+        o.onFirstWrite?.();
+        await o.onApplied?.(applied(r.hash));
+        // the stored copy: behind the previous one (as syncPod does), then this one's own write
+        await o.priorStorage;
+        await new Promise<void>((store, fail) => storing.push({ hash: r.hash, store, fail }));
+        return { ...applied(r.hash), version: 2 };
+      },
+    });
+    fleet.setCredentials({ username: 'u', password: 'p' });
+    fleet.setPods([pod('a')]);
+    await vi.waitFor(() => expect(fleet.status()[0]?.busy).toBe(false));
+    fleet.setRender(render('r1'));
+    await vi.waitFor(() => expect(storing.map((x) => x.hash)).toEqual(['r1']));
+    fleet.setRender(render('r2'));
+    // r2's runtime operations went while r1's stored copy is still being written
+    await vi.waitFor(() => expect(results.map((r) => r.hash)).toEqual(['r1', 'r2']));
+    expect(seen).toEqual([
+      { hash: 'r1', prior: false, known: false, recover: false },
+      { hash: 'r2', prior: true, known: true, recover: false },
+    ]);
+    const r2 = results[1]!;
+    expect(r2.ok && r2.outcome.stages?.queue).toBeGreaterThanOrEqual(0);
+    expect(storing.map((x) => x.hash)).toEqual(['r1']); // r2 stores only after r1
+    // r1's stored copy is refused: r2 (stored behind it) fails too, and the pod is repaired
+    storing[0]!.fail(new Error('storage write refused'));
+    await vi.waitFor(() =>
+      expect(results.map((r) => r.ok)).toEqual([true, true, false, false, true]),
+    );
+    expect(seen[2]).toEqual({ hash: 'r2', prior: false, known: false, recover: true });
+    await vi.waitFor(() => expect(storing).toHaveLength(2));
+    storing[1]!.store();
+    await vi.waitFor(() =>
+      expect(fleet.status()[0]).toMatchObject({ deployedHash: 'r2', busy: false }),
+    );
+    await fleet.stop();
+  });
 });

@@ -1,101 +1,17 @@
 import type { DataplaneCredentials, HaproxyPod, ValidatedRender } from '#events';
 import { DataplaneRequestError } from '../dataplane.errors.js';
-import { DataplaneClient, type DataplaneEndpoint, type DataplaneTls } from './client.js';
-import {
-  readPod,
-  syncPod,
-  type KnownPod,
-  type SyncOptions,
-  type SyncResult,
-} from './sync-engine.js';
+import { DataplaneClient, type DataplaneEndpoint } from './client.js';
+import type { DeployFn, FleetOptions, PodDeployState, PodState } from './fleet-types.js';
+import { readPod, syncPod, type SyncOptions, type SyncResult } from './sync-engine.js';
 import type { PodFiles } from './sync-plan.js';
 
-/** Result of one deployment to one pod, for events, metrics and the per-pod state. */
-export type PodDeployResult =
-  | {
-      readonly ok: true;
-      readonly pod: HaproxyPod;
-      readonly hash: string;
-      readonly outcome: SyncResult;
-      readonly durationMs: number;
-    }
-  | {
-      readonly ok: false;
-      readonly pod: HaproxyPod;
-      readonly hash: string;
-      readonly error: unknown;
-      readonly durationMs: number;
-    };
-
-/** What one pod runs, read back before the first deployment to it (undefined: it could not be read). */
-export interface PodReadBack {
-  readonly pod: HaproxyPod;
-  readonly files: PodFiles | undefined;
-}
-
-/** Per-pod deployment state (shown on /debug/pods, published on the bus). */
-export interface PodDeployState {
-  readonly pod: string;
-  readonly deployedHash: string | null;
-  readonly busy: boolean;
-  readonly lastReloadAt: string | null;
-  readonly lastReloadReasons: readonly string[];
-  readonly runtimeOperations: number;
-  readonly lastError: string | null;
-  readonly consecutiveFailures: number;
-}
-
-export type DeployFn = (
-  client: DataplaneClient,
-  render: ValidatedRender,
-  opts: SyncOptions,
-) => Promise<SyncResult>;
-
-export interface FleetOptions {
-  readonly scheme: 'http' | 'https';
-  readonly tls?: DataplaneTls;
-  readonly minDeploymentIntervalMs: number;
-  /** Least time between two reloads started on different pods (replicas never reload together). */
-  readonly staggerMs?: number;
-  readonly maxParallel: number;
-  readonly identity: string;
-  readonly timeoutMs: number;
-  readonly onResult: (result: PodDeployResult) => void | Promise<void>;
-  /** Each pod's running deployment, read once before the first deployment to it. */
-  readonly onReadBack?: (readBack: PodReadBack) => void;
-  /** Called whenever a pod's state changes. */
-  readonly onState?: () => void;
-  /**
-   * Nothing is read or written before this settles: the stop of the fleet this one replaces, whose
-   * deployments in flight must end first (an older render finishing after a newer one would put
-   * the pod back on the older one, which no later check would see).
-   */
-  readonly after?: Promise<unknown>;
-  readonly deploy?: DeployFn;
-  readonly read?: (client: DataplaneClient) => Promise<PodFiles>;
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly now?: () => number;
-}
-
-interface PodState {
-  pod: HaproxyPod;
-  deployedHash: string | undefined;
-  lastDeployAt: number;
-  lastReloadAt: number;
-  lastReloadReasons: readonly string[];
-  runtimeOperations: number;
-  lastError: string | undefined;
-  running: Promise<void> | undefined;
-  forceCheck: boolean;
-  needsReadBack: boolean;
-  failures: number;
-  /** A deployment wrote to the pod and did not finish: the next one reloads (SyncOptions.recover). */
-  partial: boolean;
-  /** A kick arrived while the loop was finishing: look again. */
-  rekick: boolean;
-  /** What the last deployment left on the pod; dropped on a failure or a drift check. */
-  known: KnownPod | undefined;
-}
+export type {
+  DeployFn,
+  FleetOptions,
+  PodDeployResult,
+  PodDeployState,
+  PodReadBack,
+} from './fleet-types.js';
 
 const podKey = (p: HaproxyPod) => `${p.namespace}/${p.name}`;
 
@@ -130,6 +46,8 @@ export class Fleet {
   constructor(private readonly opts: FleetOptions) {}
 
   setRender(render: ValidatedRender): void {
+    if (render.hash !== this.render?.hash)
+      for (const s of this.pods.values()) s.renderSetAt = performance.now();
     this.render = render;
     this.kickAll();
   }
@@ -173,6 +91,9 @@ export class Fleet {
         partial: false,
         rekick: false,
         known: undefined,
+        persisting: undefined,
+        seq: 0,
+        renderSetAt: performance.now(),
       });
     }
     this.opts.onState?.();
@@ -191,7 +112,7 @@ export class Fleet {
     return [...this.pods.values()].map((s) => ({
       pod: podKey(s.pod),
       deployedHash: s.deployedHash ?? null,
-      busy: s.running !== undefined,
+      busy: s.running !== undefined || s.persisting !== undefined,
       lastReloadAt: iso(s.lastReloadAt),
       lastReloadReasons: s.lastReloadReasons,
       runtimeOperations: s.runtimeOperations,
@@ -210,7 +131,10 @@ export class Fleet {
     const abandon = () => this.abandon.abort(deadline?.reason);
     if (deadline?.aborted) abandon();
     else deadline?.addEventListener('abort', abandon, { once: true });
-    await Promise.all([...this.pods.values()].map((s) => s.running ?? Promise.resolve()));
+    const settled = (p: Promise<unknown> | undefined) =>
+      (p ?? Promise.resolve()).catch(() => undefined);
+    await Promise.all([...this.pods.values()].map((s) => settled(s.running)));
+    await Promise.all([...this.pods.values()].map((s) => settled(s.persisting)));
     deadline?.removeEventListener('abort', abandon);
   }
 
@@ -329,54 +253,103 @@ export class Fleet {
     return true;
   }
 
+  /**
+   * One deployment of `render` to the pod. A runtime-only one returns once its runtime operations
+   * are applied: its stored copy is written behind (PodState.persisting) while the next render's
+   * runtime operations go, so a change arriving meanwhile does not wait for the previous one's
+   * storage write (the pod's `haproxy -c` of the whole configuration).
+   */
   private async deployOnce(s: PodState, render: ValidatedRender): Promise<void> {
+    // a deployment that reads the pod reads it after the stored copy in flight is written
+    if (s.persisting && (s.forceCheck || !s.known)) await s.persisting.catch(() => undefined);
     const started = performance.now();
+    const queue = s.renderSetAt === undefined ? 0 : Math.max(0, started - s.renderSetAt);
+    s.renderSetAt = undefined;
+    // a stored copy in flight is not a deployment that stopped part-way (it ends by itself)
+    const partial = s.partial && !s.persisting;
     // a drift check reads the pod; otherwise the last deployment says what it holds
-    const known = s.forceCheck || s.partial ? undefined : s.known;
+    const known = s.forceCheck || partial ? undefined : s.known;
     s.forceCheck = false;
     s.known = undefined;
+    const seq = ++s.seq;
     const deploy: DeployFn = this.opts.deploy ?? ((c, r, o) => syncPod(c, r.outputs, o));
     let reported = false;
+    let applied = () => undefined as void;
+    const appliedNow = new Promise<void>((r) => (applied = r));
     const options: SyncOptions = {
       reloadTimeoutMs: this.opts.timeoutMs,
       beforeReload: () => this.reloadGate(s),
-      recover: s.partial,
+      recover: partial,
       onFirstWrite: () => (s.partial = true),
       ...(render.pendingCheck ? { wholeCheck: render.pendingCheck } : {}),
-      ...(known ? { known } : {}),
+      ...(known ? { known, priorStorage: s.persisting } : {}),
       // runtime changes are served from here: reported now, the stored copy is written after
-      onApplied: (applied) => {
+      onApplied: (a) => {
         if (reported) return; // a retry after a 409 applies again: reported once
         reported = true;
-        return this.succeeded(s, render, applied, started);
+        if (s.seq === seq) s.known = a.known;
+        applied();
+        return this.succeeded(s, render, a, started, queue);
       },
     };
-    try {
-      const outcome = await this.withCredentials(s, (c) => deploy(c, render, options));
-      s.partial = false;
-      s.known = outcome.known;
-      if (!reported) await this.succeeded(s, render, outcome, started);
-    } catch (error) {
-      s.lastDeployAt = this.now();
-      s.deployedHash = undefined; // unknown now: the next attempt re-reads the pod
-      s.failures++;
-      s.lastError = error instanceof Error ? error.message : String(error);
-      await this.opts.onResult({
-        ok: false,
-        pod: s.pod,
-        hash: render.hash,
-        error,
-        durationMs: performance.now() - started,
-      });
-    }
+    const run = this.withCredentials(s, (c) => deploy(c, render, options)).then(
+      async (outcome) => {
+        if (s.seq === seq) {
+          s.partial = false;
+          s.known = outcome.known;
+        }
+        if (!reported) await this.succeeded(s, render, outcome, started, queue);
+        return outcome.version;
+      },
+      async (error: unknown) => {
+        await this.failed(s, render, error, started);
+        throw error;
+      },
+    );
+    let ended = false;
+    const settled = run.then(
+      () => void (ended = true),
+      () => void (ended = true),
+    );
+    await Promise.race([settled, appliedNow]);
+    if (ended) return;
+    // applied, its stored copy still being written: the pod takes the next render meanwhile
+    s.persisting = run;
+    void settled.then(() => {
+      if (s.persisting !== run) return;
+      s.persisting = undefined;
+      this.opts.onState?.();
+      this.kick(s); // a failure leaves work (deployedHash unknown)
+    });
   }
 
-  /** Records and reports a deployment whose changes HAProxy now serves. */
+  private async failed(
+    s: PodState,
+    render: ValidatedRender,
+    error: unknown,
+    started: number,
+  ): Promise<void> {
+    s.lastDeployAt = this.now();
+    s.deployedHash = undefined; // unknown now: the next attempt re-reads the pod
+    s.known = undefined;
+    s.failures++;
+    s.lastError = error instanceof Error ? error.message : String(error);
+    await this.opts.onResult({
+      ok: false,
+      pod: s.pod,
+      hash: render.hash,
+      error,
+      durationMs: performance.now() - started,
+    });
+  }
+
+  /** Records and reports a deployment whose changes HAProxy now serves (`queue`: ms it waited). */
   private async succeeded(
     s: PodState,
     render: ValidatedRender,
     outcome: SyncResult,
     started: number,
+    queue: number,
   ): Promise<void> {
     s.deployedHash = render.hash;
     s.failures = 0;
@@ -391,7 +364,8 @@ export class Fleet {
       ok: true,
       pod: s.pod,
       hash: render.hash,
-      outcome,
+      // `queue`: from the render's hand-over until this deployment started (a deployment ahead)
+      outcome: { ...outcome, stages: { ...outcome.stages, queue } },
       durationMs: performance.now() - started,
     });
   }

@@ -230,4 +230,39 @@ describe('syncPod: a render checked only in its runtime parts', () => {
     expect(api.reloads).toEqual([]);
     expect(api.log.some((l) => l.startsWith('write'))).toBe(false);
   });
+
+  it('applies its runtime operations while the stored copy ahead is written; stores only after it', async () => {
+    const api = fakeApi({ storage: storage() });
+    const first = await syncPod(api.client, want({ maps: { 'hosts.map': 'a.example be_a\n' } }));
+    api.log.length = 0;
+    let stored!: (version: number) => void;
+    const priorStorage = new Promise<number>((resolve) => (stored = resolve));
+    let known: unknown;
+    const syncing = syncPod(api.client, next, {
+      known: first.known!,
+      priorStorage,
+      onApplied: (a) => void (known = a.known),
+    });
+    await vi.waitFor(() => expect(api.log).toContain('PUT runtime/maps/hosts.map'));
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+    // applied (and what it leaves handed to the next deployment), not stored yet
+    expect(api.log).toEqual(['PUT runtime/maps/hosts.map']);
+    expect(known).toMatchObject({ files: { maps: next.maps } });
+    stored(7);
+    const r = await syncing;
+    expect(api.log).toEqual(['PUT runtime/maps/hosts.map', 'write maps/hosts.map']);
+    expect(r.version).toBe(7); // the version the stored copy ahead left
+  });
+
+  it('a failed stored copy ahead fails the deployment after its runtime operations, storing nothing', async () => {
+    const api = fakeApi({ storage: storage() });
+    const first = await syncPod(api.client, want({ maps: { 'hosts.map': 'a.example be_a\n' } }));
+    api.log.length = 0;
+    const priorStorage = Promise.reject(new Error('storage write refused'));
+    priorStorage.catch(() => undefined); // awaited later, by syncPod
+    await expect(syncPod(api.client, next, { known: first.known!, priorStorage })).rejects.toThrow(
+      /storage write refused/,
+    );
+    expect(api.log).toEqual(['PUT runtime/maps/hosts.map']);
+  });
 });

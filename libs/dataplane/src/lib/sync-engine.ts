@@ -51,6 +51,13 @@ export interface SyncOptions {
    * the pod (a read costs as much as the whole configuration); a 409 re-reads it.
    */
   readonly known?: KnownPod;
+  /**
+   * The stored copy of the previous runtime-only deployment to this pod, still being written:
+   * resolves to the configuration version it left (rejects: it failed). This deployment's
+   * runtime operations do not wait for it; its own storage writes and any reload do (in order,
+   * and against the version it left).
+   */
+  readonly priorStorage?: Promise<number> | undefined;
 }
 
 /** What a pod holds and allows, as a deployment left it. */
@@ -143,10 +150,20 @@ export async function syncPod(
   let conflicts = 0;
   let gated = opts.beforeReload === undefined;
   let cached = opts.known?.files;
+  // the previous deployment's stored copy counts while planning against `known` (a pod read
+  // after it sees the version it left)
+  let prior = opts.priorStorage;
   for (;;) {
-    const pod = cached ?? (await clock.time('plan', () => readPod(client)));
+    let pod = cached;
+    if (!pod) {
+      await storageReady(prior, clock, 0);
+      prior = undefined;
+      pod = await clock.time('plan', () => readPod(client));
+    }
     cached = undefined;
     const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
+    // nothing reloads before the previous deployment's stored copy is written
+    if (plan.reload.length > 0) await storageReady(prior, clock, 0);
     if (plan.reload.length > 0) await awaitWholeCheck(opts, clock);
     if (!gated && plan.reload.length > 0) {
       gated = true;
@@ -159,7 +176,19 @@ export async function syncPod(
       continue;
     }
     try {
-      const result = await execute(client, plan, want, pod.version, opts, clock);
+      const onApplied = opts.onApplied;
+      const o: SyncOptions = {
+        ...opts,
+        priorStorage: prior,
+        // the next deployment plans against these files (its version comes from priorStorage)
+        ...(onApplied
+          ? {
+              onApplied: (r: SyncResult) =>
+                onApplied({ ...r, known: { files: heldAfter(want, r.version), caps } }),
+            }
+          : {}),
+      };
+      const result = await execute(client, plan, want, pod, o, clock);
       return { ...result, known: { files: heldAfter(want, result.version), caps } };
     } catch (e) {
       if (
@@ -172,14 +201,28 @@ export async function syncPod(
   }
 }
 
+/**
+ * Waits for the previous deployment's stored copy (timed as `wait`); the configuration version
+ * to write against: the one it left, else the pod's.
+ */
+async function storageReady(
+  prior: Promise<number> | undefined,
+  clock: StageClock,
+  version: number,
+): Promise<number> {
+  return prior ? clock.time('wait', () => prior) : version;
+}
+
 async function execute(
   client: DataplaneClient,
   plan: SyncPlan,
   want: RenderedOutputs,
-  version: number,
+  pod: { readonly version: number },
   opts: SyncOptions,
   clock: StageClock,
 ): Promise<SyncResult> {
+  let version = pod.version;
+  const ready = async () => (version = await storageReady(opts.priorStorage, clock, version));
   const operations = planOperations(plan);
   const reloadReasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
   const writeAll = () =>
@@ -188,6 +231,7 @@ async function execute(
     });
   if (opts.recover && plan.reload.length === 0) {
     await awaitWholeCheck(opts, clock);
+    await ready();
     opts.onFirstWrite?.();
     await writeAll();
     const reason = 'recover: the last deployment to this pod stopped part-way';
@@ -206,6 +250,7 @@ async function execute(
   opts.onFirstWrite?.();
   if (plan.reload.length > 0) {
     // storage first, never reloading: what the reload reads
+    await ready();
     await writeAll();
     return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
   }
@@ -216,6 +261,7 @@ async function execute(
     // which makes HAProxy run the whole target state
     const reason = `runtime: ${e instanceof Error ? e.message : String(e)}`;
     await awaitWholeCheck(opts, clock);
+    await ready();
     await writeAll();
     const reloaded = operations.map((o) => ({ ...o, runtime: false }));
     return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
@@ -229,8 +275,10 @@ async function execute(
     stages: { ...clock.stages },
   };
   await opts.onApplied?.(applied);
-  // the stored copy a later reload reads, behind the runtime operations; the pod checks the
-  // configuration it is given (a failure is thrown: the pod is marked and repaired next pass)
+  // the stored copy a later reload reads, behind the runtime operations (and behind the previous
+  // deployment's copy); the pod checks the configuration it is given (a failure is thrown: the
+  // pod is marked and repaired next pass)
+  await ready();
   await writeAll();
   let v = version;
   if (plan.configChanged)

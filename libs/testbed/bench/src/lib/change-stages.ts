@@ -8,6 +8,7 @@ export const LATENCY_STAGES = [
   'render',
   'validate',
   'deploy',
+  'queue',
   'plan',
   'wait',
   'runtime',
