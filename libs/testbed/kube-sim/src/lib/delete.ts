@@ -1,5 +1,6 @@
 import type { Scope, WriteOutcome } from './api-types.js';
-import { served, timestamp, type Api, type ApiDeps } from './api.js';
+import type { Api, ApiDeps } from './api.js';
+import { served, timestamp } from './api-shape.js';
 import { selectorOf } from './list.js';
 import { errors } from './status.js';
 import { isObject, type KubeObject } from './types.js';

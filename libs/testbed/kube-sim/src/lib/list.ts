@@ -1,5 +1,5 @@
 import type { Scope } from './api-types.js';
-import { served } from './api.js';
+import { served } from './api-shape.js';
 import { groupVersion } from './resource-type.js';
 import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { errors } from './status.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Scope } from './api-types.js';
 import type { ClientConnection, ClientIdentity } from './client-faults.js';
-import { served } from './api.js';
+import { served } from './api-shape.js';
 import { selectorOf } from './list.js';
 import { groupVersion } from './resource-type.js';
 import { ApiError } from './status.js';
