@@ -74,12 +74,8 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
           const proc = await h.showProc();
           return proc.workers.some((w) => w.pid !== before.workers[0]!.pid) ? proc : undefined;
         });
-        if (synchronousReload) {
-          expect(reply).toMatch(/^Success=1\n--\n/);
-          expect(reply).toContain('Loading success');
-        } else {
-          expect(reply).toBe('');
-        }
+        // 3.0 answers the reload synchronously with its outcome; 2.6 answers nothing
+        expect(reply).toMatch(synchronousReload ? /^Success=1\n--\n[\s\S]*Loading success/ : /^$/);
         expect(after.master.reloads).toBe(before.master.reloads + 1);
         expect(after.master.failed).toBe(0);
       },
@@ -97,8 +93,7 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
         );
         try {
           const reply = await cliCommand(h.masterSocket, 'reload', { timeoutMs: 30_000 });
-          if (synchronousReload) expect(reply).toMatch(/^Success=0\n/);
-          else expect(reply).toBe('');
+          expect(reply).toMatch(synchronousReload ? /^Success=0\n/ : /^$/);
           const after = await waitUntil('the failed reload to be counted', async () => {
             const proc = await h.showProc();
             return proc.master.failed > 0 ? proc : undefined;
@@ -146,13 +141,9 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
           `add map ${site.mapPath} <<%EOF%\nc.example.com be_c\n%EOF%\n`,
         );
         const map = await cliCommand(h.adminSocket, `show map ${site.mapPath}`);
-        if (customTerminator) {
-          expect(reply).toBe('\n');
-          expect(map).toMatch(/ c\.example\.com be_c\n/);
-        } else {
-          expect(reply).toContain("'add map' expects three parameters");
-          expect(map).not.toContain('c.example.com');
-        }
+        // a dialect with the custom terminator adds the entry; the other refuses the payload
+        expect(reply).toMatch(customTerminator ? /^\n$/ : /'add map' expects three parameters/);
+        expect(/ c\.example\.com be_c\n/.test(map)).toBe(customTerminator);
       },
     );
 
@@ -179,14 +170,13 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
           : `<<\n${cert}\n${key}\n`;
         await cliCommand(h.adminSocket, `set ssl cert ${site.certPath} ${payload}`);
         const commit = await cliCommand(h.adminSocket, `commit ssl cert ${site.certPath}`);
-        if (customTerminator) {
-          expect(commit).toContain('Success!');
-          expect(await servedCommonName(port)).toBe('three.example.com');
-        } else {
-          expect(commit).toContain('must contain at least a certificate and a private key');
-          await cliCommand(h.adminSocket, `abort ssl cert ${site.certPath}`);
-          expect(await servedCommonName(port)).toBe('two.example.com');
-        }
+        expect(commit).toContain(
+          customTerminator ? 'Success!' : 'must contain at least a certificate and a private key',
+        );
+        if (!customTerminator) await cliCommand(h.adminSocket, `abort ssl cert ${site.certPath}`);
+        expect(await servedCommonName(port)).toBe(
+          customTerminator ? 'three.example.com' : 'two.example.com',
+        );
       },
     );
 
@@ -201,8 +191,7 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
         await cliCommand(h.adminSocket, `${lines.join('\n')}\n`);
         const map = await cliCommand(h.adminSocket, `show map ${site.mapPath}`);
         expect(map).toContain('line-one.example.com');
-        if (dialect.runsEveryLine) expect(map).toContain('line-two.example.com');
-        else expect(map).not.toContain('line-two.example.com');
+        expect(map.includes('line-two.example.com')).toBe(dialect.runsEveryLine);
       },
     );
 
@@ -210,8 +199,7 @@ describeForMajors(['2.6', '3.0'], 'HAProxy dialects', (haproxy) => {
       dialect.waitSrvRemovable ? 'knows wait srv-removable' : 'does not know wait srv-removable',
       async () => {
         const reply = await cliCommand(h.adminSocket, 'wait 100 srv-removable be_default/s1');
-        if (dialect.waitSrvRemovable) expect(reply).not.toMatch(/Unknown command/);
-        else expect(reply).toMatch(/Unknown command/);
+        expect(/Unknown command/.test(reply)).toBe(!dialect.waitSrvRemovable);
       },
     );
   });
