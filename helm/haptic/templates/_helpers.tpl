@@ -47,6 +47,20 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "haptic.webhook.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "webhook") }}{{- end -}}
 {{- define "haptic.webhookCert.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "webhook-tls") }}{{- end -}}
 
+{{- define "haptic.selfSignedCertificate.name" -}}{{ include "haptic.child" (dict "ctx" . "suffix" "default-tls") }}{{- end -}}
+
+{{- /*
+"namespace/name" of the Secret the controller keeps its self-signed default certificate in, or ""
+when the config that runs names another certificate (or its library has none, or it is off).
+*/ -}}
+{{- define "haptic.selfSignedCertificate.ref" -}}
+{{- if and .Values.controller.selfSignedCertificate.enabled .Values.controller.config.create -}}
+{{- $spec := include "haptic.config.spec" . | fromYaml -}}
+{{- $ref := printf "%s/%s" .Release.Namespace (include "haptic.selfSignedCertificate.name" .) -}}
+{{- if eq (dig "templatingSettings" "extraContext" "default_certificate" "" $spec) $ref }}{{ $ref }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "haptic.credentials.name" -}}
 {{- default (include "haptic.child" (dict "ctx" . "suffix" "credentials")) .Values.credentials.existingSecret -}}
 {{- end -}}
@@ -176,6 +190,7 @@ The HAProxyTemplateConfig spec: the template library kept as files under librari
 {{- $_ := set $extra "https_port" (int .Values.haproxy.ports.https) -}}
 {{- $_ := set $extra "stats_port" (int .Values.haproxy.ports.stats) -}}
 {{- with .Values.controller.defaultCertificate }}{{ if hasKey $libExtra "default_certificate" }}{{ $_ := set $extra "default_certificate" . }}{{ else }}{{ fail (printf "controller.defaultCertificate: the library %q has no default_certificate setting" $cfg.library) }}{{ end }}{{ end -}}
+{{- if and .Values.controller.selfSignedCertificate.enabled (hasKey $libExtra "default_certificate") (not $extra.default_certificate) }}{{ $_ := set $extra "default_certificate" (printf "%s/%s" .Release.Namespace (include "haptic.selfSignedCertificate.name" .)) }}{{ end -}}
 {{- $pp := .Values.haproxy.proxyProtocol -}}
 {{- if hasKey $libExtra "proxy_protocol" }}{{ $_ := set $extra "proxy_protocol" $pp.enabled }}{{ $_ := set $extra "proxy_protocol_trusted" $pp.trustedCidrs }}{{ else if $pp.enabled }}{{ fail (printf "haproxy.proxyProtocol.enabled: the library %q has no proxy_protocol setting" $cfg.library) }}{{ end -}}
 {{- if hasKey $libExtra "prometheus_exporter" }}{{ $_ := set $extra "prometheus_exporter" .Values.metrics.haproxyExporter.enabled }}{{ end -}}

@@ -206,10 +206,14 @@ describe('the HAProxy pods of the chart', () => {
   );
 
   it('passes controller.defaultCertificate as the library default_certificate; refuses it where the library has none', () => {
-    const extra = (values: Record<string, string>) =>
+    const extra = (values: Record<string, string | boolean>) =>
       find(template(values), 'HAProxyTemplateConfig', 'edge-haptic').spec.templatingSettings
         .extraContext;
-    expect(extra({}).default_certificate).toBe('');
+    // Unset: the Secret the controller keeps its self-signed certificate in (below).
+    expect(extra({}).default_certificate).toBe('haptic/edge-haptic-default-tls');
+    expect(extra({ 'controller.selfSignedCertificate.enabled': false }).default_certificate).toBe(
+      '',
+    );
     expect(
       extra({ 'controller.defaultCertificate': 'infra/wildcard-tls' }).default_certificate,
     ).toBe('infra/wildcard-tls');
@@ -238,6 +242,35 @@ describe('the HAProxy pods of the chart', () => {
     expect(gateway.stderr).toContain(
       'controller.defaultCertificate: the library "gateway-api" has no default_certificate setting',
     );
+  });
+
+  it('has the controller keep a self-signed default certificate only where the config names no other, with the Role to write it', () => {
+    const controllerArgs = (ms: Manifest[]) =>
+      container(find(ms, 'Deployment', 'edge-haptic-controller'), 'controller').args as string[];
+    const writesSecrets = (ms: Manifest[]) =>
+      (find(ms, 'Role', 'edge-haptic-controller').rules as Manifest[]).some(
+        (r) => r.resources.includes('secrets') && r.verbs.includes('create'),
+      );
+    const flag = '--self-signed-certificate=haptic/edge-haptic-default-tls';
+    for (const library of ['ingress', 'ingress-nginx']) {
+      const ms = template({ 'controller.config.library': library });
+      expect(controllerArgs(ms), library).toContain(flag);
+      expect(writesSecrets(ms), library).toBe(true);
+    }
+    for (const values of [
+      { 'controller.defaultCertificate': 'infra/wildcard-tls' },
+      { 'controller.config.extraContext.default_certificate': 'a/b' },
+      { 'controller.selfSignedCertificate.enabled': false },
+      { 'controller.config.library': 'gateway-api' },
+    ]) {
+      const ms = template(values);
+      const said = JSON.stringify(values);
+      expect(
+        controllerArgs(ms).filter((a) => a.startsWith('--self-signed')),
+        said,
+      ).toEqual([]);
+      expect(writesSecrets(ms), said).toBe(false);
+    }
   });
 
   it('runs haptic agent with no reload delay (whatever the sidecar is given) and the password as a file', () => {

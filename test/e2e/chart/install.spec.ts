@@ -598,7 +598,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
     // Only the stack's own default certificate is left among the Secrets (it was there before).
     expect(
       (await get(`/api/v1/namespaces/${NS}/secrets`)).items.map((s: any) => s.metadata.name),
-    ).toEqual(['haptic-default-tls']);
+    ).toEqual(['stack-default-tls']);
     expect(
       stack.kubeSim.get(
         'apiextensions.k8s.io/v1',

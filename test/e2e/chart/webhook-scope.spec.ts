@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- API objects are read loosely */
 import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { KubeObject } from '#testbed/kube-sim';
@@ -41,6 +43,21 @@ const ingress = (
   },
 });
 
+/** The certificate a TLS server presents for `servername`, or undefined while it does not answer. */
+const peerCertificate = (host: string, port: number, servername: string) =>
+  new Promise<X509Certificate | undefined>((resolve) => {
+    const socket = tlsConnect({ host, port, servername, rejectUnauthorized: false }, () => {
+      const raw = socket.getPeerX509Certificate();
+      socket.destroy();
+      resolve(raw);
+    });
+    socket.setTimeout(5_000, () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.on('error', () => resolve(undefined));
+  });
+
 describe('the chart webhook reaches only its own class of Ingress', () => {
   let stack: Stack;
 
@@ -81,7 +98,12 @@ describe('the chart webhook reaches only its own class of Ingress', () => {
       // Real probe periods: nothing here is timed, and a loaded machine must not turn slow
       // starts into liveness kills.
       readyTimeoutMs: 240_000,
-      chartValues: { 'webhook.failurePolicy': 'Fail' },
+      // No default certificate named (the stack names its own otherwise): the chart's
+      // self-signed one is what HTTPS serves.
+      chartValues: {
+        'webhook.failurePolicy': 'Fail',
+        'controller.config.extraContext.default_certificate': '',
+      },
     });
     await stack.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
   }, 300_000);
@@ -111,6 +133,31 @@ describe('the chart webhook reaches only its own class of Ingress', () => {
       const r = await fetch(`http://${p.ip}:${stack.topology.statsPort}/metrics`);
       expect(r.status, p.name).toBe(200);
       expect(await r.text(), p.name).toMatch(/^haproxy_process_nbthread /m);
+    }
+  });
+
+  it('every HAProxy pod answers HTTPS before any TLS Secret of an Ingress exists, with the self-signed certificate the controller keeps', async () => {
+    const secret: any = await waitFor(
+      'the self-signed certificate Secret',
+      () => stack.get(`/api/v1/namespaces/${NS}/secrets/haptic-default-tls`),
+      120_000,
+    );
+    expect(secret.type).toBe('kubernetes.io/tls');
+    expect(secret.metadata.labels['haptic.haproxy-haptic.org/self-signed-certificate']).toBe(
+      'true',
+    );
+    const kept = new X509Certificate(Buffer.from(secret.data['tls.crt'] as string, 'base64'));
+    const pods = await stack.haproxyPods();
+    expect(pods.length).toBeGreaterThan(0);
+    for (const p of pods) {
+      // Polled: the Secret's arrival is a change like any other (a new bind: one reload).
+      const served = await waitFor(
+        `HTTPS on ${p.name}`,
+        () => peerCertificate(p.ip, stack.topology.httpsPort, 'unknown.scope.example'),
+        120_000,
+      );
+      expect(served.fingerprint256, p.name).toBe(kept.fingerprint256);
+      expect(served.subject, p.name).toBe('CN=haptic default certificate\nO=haptic');
     }
   });
 

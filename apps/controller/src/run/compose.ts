@@ -19,6 +19,7 @@ import { gatewayStatusSourceProvider } from './gateway-status-source.js';
 import { ingressStatusSourceProvider } from './ingress-status-source.js';
 import { processKubeConfig } from './kube-config.js';
 import type { RunOptions } from './run-options.js';
+import { ensureSelfSignedCertificate, type SecretRef } from './self-signed-certificate.js';
 
 /** Glue between modules that must not know each other: render reads the index's snapshots. */
 @Global()
@@ -113,8 +114,27 @@ export async function runController(
   // serve a config with silently missing settings. Short timeout: a slow API server is the
   // watch's business (backoff, /readyz), not a reason to delay the start.
   const crd = await checkTemplateConfigCrd(new ClientNodeKubeApi(kc, { requestTimeoutMs: 10_000 }));
+  if (options.selfSignedCertificate)
+    await keepSelfSignedCertificate(kc, options.selfSignedCertificate);
   const features = controllerFeatures(options, extensions, kc) ?? [];
   const running = await startController(options, [...features, ...(extensions.modules ?? [])]);
   new Logger('CrdCheck').log(`HAProxyTemplateConfig CRD check: ${crd}`);
   return running;
+}
+
+/**
+ * The self-signed default certificate, kept before the watch starts so the first render sees it.
+ * A failure (no RBAC to create Secrets, the API server away) is logged, not fatal: HAProxy then
+ * serves 443 only for Ingresses with TLS Secrets, as without the option.
+ */
+async function keepSelfSignedCertificate(kc: KubeConfig, ref: SecretRef): Promise<void> {
+  const log = new Logger('SelfSignedCertificate');
+  try {
+    log.log(await ensureSelfSignedCertificate(kc, ref));
+  } catch (e) {
+    log.warn(
+      `cannot keep the self-signed default certificate in Secret ${ref.namespace}/${ref.name}: ` +
+        `${(e as Error).message}; HTTPS answers only hosts with their own TLS Secret`,
+    );
+  }
 }

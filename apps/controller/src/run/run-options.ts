@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { parseSecretRef, type SecretRef } from './self-signed-certificate.js';
 
 /** How `haptic run` is configured: flags first, then HAPTIC_* environment variables, then defaults. */
 export interface RunOptions {
@@ -23,6 +24,8 @@ export interface RunOptions {
   readonly webhookPort: number;
   /** Folder holding the webhook's tls.crt and tls.key; the webhook is off without it. */
   readonly webhookCertDir?: string;
+  /** The Secret holding the self-signed default certificate this controller keeps (when set). */
+  readonly selfSignedCertificate?: SecretRef;
 }
 
 type Raw = Partial<Record<Exclude<keyof RunOptions, 'logLevelFixed'>, string | undefined>>;
@@ -46,7 +49,9 @@ export function resolveRunOptions(flags: Raw, env: NodeJS.ProcessEnv = process.e
   const kubeconfig = pick('kubeconfig', 'KUBECONFIG');
   const haproxyBin = pick('haproxyBin', 'HAPTIC_HAPROXY_BIN');
   const webhookCertDir = pick('webhookCertDir', 'HAPTIC_WEBHOOK_CERT_DIR');
+  const selfSigned = pick('selfSignedCertificate', 'HAPTIC_SELF_SIGNED_CERTIFICATE');
   return {
+    ...(selfSigned ? { selfSignedCertificate: parseSecretRef(selfSigned) } : {}),
     ...(kubeconfig ? { kubeconfig } : {}),
     ...(haproxyBin ? { haproxyBin } : {}),
     ...(webhookCertDir ? { webhookCertDir } : {}),

@@ -14,6 +14,7 @@ interface RunFlags {
   module?: string[];
   webhookPort?: string;
   webhookCertDir?: string;
+  selfSignedCertificate?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -81,6 +82,11 @@ export const runCommand: CliCommand = {
           '--module that cannot be loaded, or an installed HAProxyTemplateConfig CRD older than ' +
           "this version (apply the chart's crds/); 1 any other start-up failure.\n" +
           'Example: haptic run --kubeconfig kc.yaml --module ./dist/my-module.js --module @team/haptic-ext',
+      )
+      .option(
+        '--self-signed-certificate <namespace/name>',
+        'keep a self-signed certificate in this kubernetes.io/tls Secret (create it when missing, ' +
+          'renew it near its end) for the library to serve when no TLS Secret matches (env HAPTIC_SELF_SIGNED_CERTIFICATE)',
       )
       .option('--webhook-port <port>', 'admission webhook HTTPS port (default 9443; 0 picks one)')
       .option(

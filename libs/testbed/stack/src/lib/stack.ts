@@ -139,7 +139,7 @@ export class Stack {
         healthPort: chart ? 8080 : 8081,
         metricsPort: 9090,
         library: options.library ?? (await assembleIngressLibrary()),
-        defaultCertificate: 'haptic/haptic-default-tls',
+        defaultCertificate: 'haptic/stack-default-tls',
         fast: options.fast ?? false,
         ...(process.env.HAPTIC_STACK_LOG_LEVEL
           ? { controllerLogLevel: process.env.HAPTIC_STACK_LOG_LEVEL }
