@@ -218,6 +218,7 @@ describe('helm template of the chart', () => {
       'leases',
       'pods',
       'secrets',
+      'secrets', // create/update: the self-signed default certificate's Secret
     ]);
   });
 
