@@ -6,13 +6,8 @@ export type {
   CompiledTemplate,
   OutputKind,
 } from './lib/compile.js';
-export {
-  render,
-  renderYielding,
-  contentHash,
-  DEFAULT_MAX_QUARANTINE,
-  type YieldOptions,
-} from './lib/render.js';
+export { render, renderYielding, DEFAULT_MAX_QUARANTINE, type YieldOptions } from './lib/render.js';
+export { contentHash } from './lib/render-outputs.js';
 export { DEFAULT_SLICE_MS } from './lib/drive.js';
 export { BUILTIN_CONTEXT_PROVIDERS, contextProviders } from './lib/registry.js';
 export { RejectedObjectsError } from './lib/provenance.js';

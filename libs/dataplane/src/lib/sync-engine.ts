@@ -1,5 +1,4 @@
 import type { DeployStage, RenderedOutputs } from '#events';
-import { parseCrtList } from '#haproxy-config';
 import {
   DataplaneConfigRejectedError,
   DataplaneRequestError,
@@ -15,6 +14,7 @@ import {
   type SyncOperation,
   type SyncPlan,
 } from './sync-plan.js';
+import { applyRuntime } from './sync-runtime.js';
 
 export interface SyncOptions {
   readonly maxConflictRetries?: number;
@@ -366,92 +366,6 @@ async function reloadFromStorage(
     version: v,
     stages,
   };
-}
-
-/** Runtime steps in a safe order: new certificates, crt-list lines, servers, maps, removals. */
-async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Promise<void> {
-  for (const c of plan.certs) {
-    if (c.isNew)
-      await client.send('POST', 'runtime/ssl_certs', { upload: { name: c.name, content: c.pem } });
-    else
-      await client.send('PUT', `runtime/ssl_certs/${encodeURIComponent(c.name)}`, {
-        upload: { name: c.name, content: c.pem },
-      });
-  }
-  for (const d of plan.crtListDels) {
-    await client.send('DELETE', 'runtime/ssl_crt_lists/entries', {
-      // by certificate only: the running list's line numbers drift from the stored file's
-      query: { name: d.list, cert_file: await runtimeCertName(client, d.file) },
-    });
-  }
-  for (const a of plan.crtListAdds) {
-    const [e] = parseCrtList(a.line);
-    if (!e) continue;
-    await client.send('POST', 'runtime/ssl_crt_lists/entries', {
-      query: { name: a.list },
-      json: {
-        file: await runtimeCertName(client, e.file),
-        ...(e.ssl_bind_config ? { ssl_bind_config: e.ssl_bind_config } : {}),
-        ...(e.sni_filter ? { sni_filter: e.sni_filter } : {}),
-      },
-    });
-  }
-  for (const s of plan.servers) {
-    const base = `runtime/backends/${encodeURIComponent(s.backend)}/servers`;
-    if (s.kind === 'server.set') {
-      await client.send('PUT', `${base}/${encodeURIComponent(s.server)}`, {
-        json: {
-          ...(s.address !== undefined ? { address: s.address } : {}),
-          ...(s.port !== undefined ? { port: s.port } : {}),
-          ...(s.weight !== undefined ? { weight: s.weight } : {}),
-          ...(s.maint !== undefined ? { admin_state: s.maint ? 'maint' : 'ready' } : {}),
-        },
-      });
-    } else if (s.kind === 'server.add') {
-      await client.send('POST', base, {
-        json: {
-          name: s.spec.name,
-          address: s.spec.address,
-          ...(s.spec.port !== undefined ? { port: s.spec.port } : {}),
-          ...(s.spec.weight !== undefined ? { weight: s.spec.weight } : {}),
-          ...(s.spec.params.includes('check') ? { check: 'enabled' } : {}),
-          maintenance: s.spec.maint ? 'enabled' : 'disabled',
-        },
-      });
-    } else {
-      await client.send('DELETE', `${base}/${encodeURIComponent(s.server)}`);
-    }
-  }
-  for (const m of plan.maps) {
-    // one atomic replace (prepare/commit map): order-sensitive matches such as map_beg stay right
-    await client.send('PUT', `runtime/maps/${encodeURIComponent(m.name)}`, { json: m.entries });
-  }
-  for (const n of plan.certDeletes) {
-    await client
-      .send('DELETE', `runtime/ssl_certs/${encodeURIComponent(n)}`)
-      .catch((e: unknown) => {
-        // a certificate HAProxy never loaded (only stored) has nothing to remove at runtime
-        if (!(e instanceof DataplaneRequestError && e.status === 404)) throw e;
-      });
-  }
-}
-
-/**
- * The name HAProxy knows a certificate by, for a crt-list line naming `file`. A certificate made
- * at runtime is named by the API after its storage path (e.g. `/etc/haproxy/ssl/a.pem`), which
- * may be written differently in the configuration (`ssl/a.pem`, relative to HAProxy's working
- * directory); `add ssl crt-list` only finds a certificate by its exact name. Unknown: `file`.
- */
-async function runtimeCertName(client: DataplaneClient, file: string): Promise<string> {
-  const base = file.split('/').pop() ?? file;
-  try {
-    const r = await client.send('GET', `runtime/ssl_certs/${encodeURIComponent(base)}`);
-    const named = (JSON.parse(r.body) as { file?: unknown }).file;
-    return typeof named === 'string' && named.split('/').pop() === base ? named : file;
-  } catch (e) {
-    if (e instanceof DataplaneRequestError && e.status === 404) return file;
-    throw e;
-  }
 }
 
 async function waitForReload(

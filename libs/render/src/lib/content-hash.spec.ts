@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash } from './render.js';
+import { contentHash } from './render-outputs.js';
 import type { RenderedOutputs } from './types.js';
 
 const outputs = (cert: string, map = 'a.com/ be_a\n'): RenderedOutputs => ({

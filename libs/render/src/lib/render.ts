@@ -1,32 +1,25 @@
-import { createHash } from 'node:crypto';
+// Render orchestration: one attempt per snapshot view (templates driven in slices, fragments
+// kept), quarantine of the objects a failure names, and the synchronous and yielding entries.
 import { performance } from 'node:perf_hooks';
 import { Context } from 'liquidjs';
 import type { CompiledTemplate, CompiledTemplates } from './compile.js';
 import { DEFAULT_SLICE_MS, PAUSE, Pacer, driveSync, driveYielding } from './drive.js';
-import {
-  fragmentCacheOf,
-  recordGlobals,
-  recordingList,
-  recordingSnapshot,
-  signerFor,
-} from './fragment-globals.js';
+import { fragmentCacheOf, recordingSnapshot, signerFor } from './fragment-globals.js';
 import { FragmentSession, type FragmentCache } from './fragments.js';
-import { previousContext } from './previous.js';
 import { innermostError, problemFrom } from './problems.js';
 import { RejectedObjectsError } from './provenance.js';
+import { extraText, globalsFor, previousOf } from './render-globals.js';
+import { collect, contentHash, type Attempt } from './render-outputs.js';
 import { ExcludingSnapshot, refKey } from './snapshot.js';
-import { bindState, type RenderState } from './state.js';
+import type { RenderState } from './state.js';
 import { TemplateOutput } from './template-output.js';
 import type {
-  ContextProvider,
   ObjectRef,
   QuarantinedObject,
   RenderInputs,
-  RenderNotice,
   RenderProblem,
   RenderResult,
   RenderSnapshot,
-  RenderedOutputs,
 } from './types.js';
 
 /** How many objects one render may quarantine before it gives up. */
@@ -34,167 +27,11 @@ export const DEFAULT_MAX_QUARANTINE = 10;
 
 type Gen<T> = Generator<unknown, T, unknown>;
 
-type Attempt =
-  | {
-      readonly ok: true;
-      readonly outputs: RenderedOutputs;
-      readonly notices?: readonly RenderNotice[];
-    }
-  | { readonly ok: false; readonly problems: readonly RenderProblem[] };
-
-function resourcesOf(state: RenderState): Record<string, unknown> {
-  const resources: Record<string, unknown> = {};
-  const session = state.fragments;
-  for (const watched of state.watchedNames) {
-    let list: object[] | undefined;
-    let recording: readonly object[] | undefined;
-    // Own, lazy properties: a render pays only for the lists its templates read.
-    Object.defineProperty(resources, watched, {
-      enumerable: true,
-      get: () => {
-        if (!list) {
-          list = [...state.snapshot.list(watched)];
-          state.listOwners.set(list, watched);
-        }
-        if (!session?.recording) return list;
-        // Inside a fragment: the list records whether its contents are read.
-        if (!recording) {
-          recording = recordingList(list, watched, session);
-          state.listOwners.set(recording, watched);
-        }
-        return recording;
-      },
-    });
-  }
-  return resources;
-}
-
-const PREVIOUS = new WeakMap<object, Record<string, unknown>>();
-const NO_PREVIOUS = previousContext(undefined);
-
-/** The `previous` variable, read once per deployed config (templates cannot change it). */
-function previousOf(inputs: RenderInputs): Record<string, unknown> {
-  if (!inputs.previous) return NO_PREVIOUS;
-  let value = PREVIOUS.get(inputs.previous);
-  if (!value) PREVIOUS.set(inputs.previous, (value = previousContext(inputs.previous)));
-  return value;
-}
-
-function providerFailure(provider: ContextProvider, err: unknown): Error {
-  if (err instanceof RejectedObjectsError) return err;
-  const reason = err instanceof Error ? err.message : String(err);
-  return new Error(`context provider ${provider.name} failed: ${reason}`, { cause: err });
-}
-
-/** A lazy provider's value: computed on first read in this render attempt, then kept. */
-function defineLazy(globals: object, provider: ContextProvider, compute: () => unknown): void {
-  let state: { value: unknown } | { error: Error } | undefined;
-  Object.defineProperty(globals, provider.name, {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (!state) {
-        try {
-          state = { value: compute() };
-        } catch (err) {
-          state = { error: providerFailure(provider, err) };
-        }
-      }
-      if ('error' in state) throw state.error;
-      return state.value;
-    },
-  });
-}
-
-function globalsFor(
-  compiled: CompiledTemplates,
-  state: RenderState,
-  inputs: RenderInputs,
-): Record<string, unknown> {
-  const extra = inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra;
-  const globals: Record<string, unknown> = {
-    resources: resourcesOf(state),
-    controller: {
-      haproxy_pods: [],
-      is_leader: false,
-      config_version: compiled.configVersion,
-      ...inputs.controller,
-    },
-    extra,
-    previous: previousOf(inputs),
-  };
-  const context = {
-    extra,
-    watched: state.watchedNames,
-    incremental: inputs.incremental !== false,
-    notice: (n: RenderNotice): void => {
-      state.notices.push(n);
-    },
-  };
-  for (const provider of providersOf(compiled, inputs)) {
-    const compute = (): unknown => provider.provide(state.snapshot, context);
-    if (provider.lazy) {
-      defineLazy(globals, provider, compute);
-      continue;
-    }
-    try {
-      globals[provider.name] = compute();
-    } catch (err) {
-      throw providerFailure(provider, err);
-    }
-  }
-  if (state.fragments) recordGlobals(globals, state.fragments);
-  bindState(globals, state);
-  return globals;
-}
-
-/** The config's providers (built-in and registered at compile), then any given per render. */
-function providersOf(compiled: CompiledTemplates, inputs: RenderInputs): ContextProvider[] {
-  const names = new Set(compiled.providers.map((p) => p.name));
-  return [...compiled.providers, ...(inputs.providers ?? []).filter((p) => !names.has(p.name))];
-}
-
 /** The problems of a failed template: every object a provider refused, or the one error. */
 function problemsOf(err: unknown, label: string): RenderProblem[] {
   const cause = innermostError(err);
   if (cause instanceof RejectedObjectsError) return [...cause.problems];
   return [problemFrom(err, label, 'render')];
-}
-
-type Section = 'maps' | 'files' | 'sslCertificates' | 'crtLists';
-
-/** The last record of each output section, by compiled config (the same entries give it again). */
-const LAST_SECTIONS = new WeakMap<CompiledTemplates, Map<Section, Record<string, string>>>();
-
-/**
- * `map` as a record in name order. When it holds the same entries (same names, the same
- * strings) as the last record of this section, that record itself: a one-Ingress change among
- * 500 certificates is not sorted again.
- */
-function sorted(
-  compiled: CompiledTemplates,
-  section: Section,
-  map: ReadonlyMap<string, string>,
-): Record<string, string> {
-  let last = LAST_SECTIONS.get(compiled);
-  if (!last) LAST_SECTIONS.set(compiled, (last = new Map<Section, Record<string, string>>()));
-  const was = last.get(section);
-  if (was && sameEntries(map, was)) return was;
-  const record = Object.fromEntries(
-    [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
-  Object.freeze(record);
-  last.set(section, record);
-  return record;
-}
-
-function sameEntries(map: ReadonlyMap<string, string>, record: Record<string, string>): boolean {
-  let n = 0;
-  for (const name in record) {
-    if (map.get(name) !== record[name]) return false;
-    n++;
-  }
-  return n === map.size;
 }
 
 function* renderTemplate(
@@ -214,54 +51,6 @@ function* renderTemplate(
   const output = new TemplateOutput(keepsOutput ? t : undefined);
   yield* engine.renderer.renderTemplates([...t.parsed], ctx, output);
   return output.text();
-}
-
-function collect(
-  compiled: CompiledTemplates,
-  state: RenderState,
-  rendered: ReadonlyMap<CompiledTemplate, string>,
-): Attempt {
-  const by = (kind: CompiledTemplate['kind']): Map<string, string> =>
-    new Map(
-      compiled.templates.filter((t) => t.kind === kind).map((t) => [t.file, rendered.get(t) ?? '']),
-    );
-  const certs = by('cert');
-  for (const [name, content] of state.certificates) {
-    if (certs.has(name) && certs.get(name) !== content) {
-      const message = `certificate ${name} is both a sslCertificates template and registered with other content`;
-      return {
-        ok: false,
-        problems: [{ code: 'registration-conflict', template: `cert:${name}`, message }],
-      };
-    }
-    certs.set(name, content);
-  }
-  const files = by('file');
-  for (const name of state.crtLists.keys()) {
-    if (files.has(name)) {
-      const message = `crt-list ${name} has the name of a general file (both live in general storage)`;
-      return {
-        ok: false,
-        problems: [{ code: 'registration-conflict', template: `file:${name}`, message }],
-      };
-    }
-  }
-  const haproxy = compiled.templates.find((t) => t.kind === 'haproxy');
-  return {
-    ok: true,
-    outputs: {
-      haproxyConfig: haproxy ? (rendered.get(haproxy) ?? '') : '',
-      maps: sorted(compiled, 'maps', by('map')),
-      files: sorted(compiled, 'files', files),
-      sslCertificates: sorted(compiled, 'sslCertificates', certs),
-      crtLists: sorted(compiled, 'crtLists', state.crtLists),
-    },
-  };
-}
-
-/** The render's `extra` as text (what fragments that read it depend on). */
-function extraText(compiled: CompiledTemplates, inputs: RenderInputs): string {
-  return JSON.stringify(inputs.extra ? { ...compiled.extra, ...inputs.extra } : compiled.extra);
 }
 
 /** A fragment session over the snapshot, its signatures read from the render's inputs. */
@@ -354,50 +143,6 @@ function* renderOnce(
   }
   const done = collect(compiled, state, rendered);
   return done.ok && state.notices.length > 0 ? { ...done, notices: state.notices } : done;
-}
-
-/** The digests of the outputs last hashed, by output, with the content each was taken of. */
-let lastDigests = new Map<string, { readonly content: string; readonly digest: string }>();
-
-/** sha256 (hex) of one output; an output hashed last time with the same content is not again. */
-function digestOf(
-  key: string,
-  content: string,
-  next: Map<string, { readonly content: string; readonly digest: string }> | undefined,
-): string {
-  const was = next ? lastDigests.get(key) : undefined;
-  // the same string (a certificate replayed from a kept fragment) compares by reference
-  const digest =
-    was && was.content === content
-      ? was.digest
-      : createHash('sha256').update(content).digest('hex');
-  next?.set(key, { content, digest });
-  return digest;
-}
-
-/**
- * sha256 (hex) over every output in a fixed order, each output by its own sha256 (an output
- * that did not change since the last hash is not hashed again, unless `reuse` is false): equal
- * outputs, equal hash.
- */
-export function contentHash(outputs: RenderedOutputs, reuse = true): string {
-  // `reuse: false` (a full render): every output hashed afresh, nothing kept
-  const next = reuse
-    ? new Map<string, { readonly content: string; readonly digest: string }>()
-    : undefined;
-  const parts: string[] = ['haproxy.cfg', digestOf('haproxy.cfg', outputs.haproxyConfig, next)];
-  const sections = [
-    ['maps', outputs.maps],
-    ['files', outputs.files],
-    ['sslCertificates', outputs.sslCertificates],
-    ['crtLists', outputs.crtLists],
-  ] as const;
-  for (const [section, record] of sections) {
-    for (const [name, content] of Object.entries(record))
-      parts.push(section, name, digestOf(`${section}/${name}`, content, next));
-  }
-  if (next) lastDigests = next;
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /**

@@ -1,8 +1,11 @@
 // The joins of the Ingress model: the served Ingresses' routes and backends in the library's
 // orders, built whole from the served Ingresses or updated from the last build when a few
 // Ingresses that share no route with any other changed (the common change: one Ingress).
-import { recordFixed, type ListEdit } from '../derived-lists.js';
+import { recordFixed } from '../derived-lists.js';
 import { byCodeUnits } from '../liquid-values.js';
+import { SortedTable, insertSorted, removeSorted, sortedFrom } from './sorting.js';
+
+export { sortedFrom } from './sorting.js';
 
 /** A route: `key` ("<host><path>", "/"-terminated for Prefix) to a backend. */
 export interface IngressRoute {
@@ -137,42 +140,6 @@ export function tableRoutes(r: ReadIngress): readonly TableRoute[] {
   return routes;
 }
 
-/**
- * Sorts `items` (distinct objects, `compare` a total order on them, so the result does not
- * depend on the input order) starting from the order of the last call at the same `site`:
- * after a small change the input is nearly sorted, which the engine's merge sort does in about
- * one comparison per item.
- */
-const LAST_ORDER = new Map<string, { order: WeakMap<object, number>; size: number }>();
-export function sortedFrom<T extends object>(
-  site: string,
-  items: readonly T[],
-  compare: (a: T, b: T) => number,
-): T[] {
-  const last = LAST_ORDER.get(site);
-  let out: T[];
-  if (last) {
-    // Known items where they were last time (in one pass), new ones after them.
-    const placed = new Array<T | undefined>(last.size);
-    const fresh: T[] = [];
-    for (const o of items) {
-      const at = last.order.get(o);
-      if (at === undefined || placed[at] !== undefined) fresh.push(o);
-      else placed[at] = o;
-    }
-    out = [];
-    for (const o of placed) if (o !== undefined) out.push(o);
-    for (const o of fresh) out.push(o);
-  } else {
-    out = [...items];
-  }
-  out.sort(compare);
-  const order = new WeakMap<object, number>();
-  for (let i = 0; i < out.length; i++) order.set(out[i] as object, i);
-  LAST_ORDER.set(site, { order, size: out.length });
-  return out;
-}
-
 function defaultOf(served: readonly ReadIngress[]): string {
   for (const r of served) if (r.defaultBackend !== undefined) return r.defaultBackend;
   return '';
@@ -238,66 +205,6 @@ export function builtJoins(
   };
 }
 
-/** The first index in sorted `list` whose element is not below `x` (`after`: not below or equal). */
-function boundOf<T>(list: readonly T[], x: T, compare: (a: T, b: T) => number, after = false) {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = compare(list[mid] as T, x);
-    if (c < 0 || (after && c === 0)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Removes `x` (by identity) from sorted `list`: where it was, or -1 when it is not there. */
-function removeSorted<T>(list: T[], x: T, compare: (a: T, b: T) => number): number {
-  for (let i = boundOf(list, x, compare); i < list.length; i++) {
-    if (list[i] === x) {
-      list.splice(i, 1);
-      return i;
-    }
-    if (compare(list[i] as T, x) !== 0) break;
-  }
-  return -1;
-}
-
-/** Inserts `x` into sorted `list` after its equals; returns where. */
-function insertSorted<T>(list: T[], x: T, compare: (a: T, b: T) => number): number {
-  const at = boundOf(list, x, compare, true);
-  list.splice(at, 0, x);
-  return at;
-}
-
-/** A sorted route table being updated: copied on its first edit, the edits recorded. */
-class RouteTable {
-  private routes: IngressRoute[] | undefined;
-  private readonly edits: ListEdit[] = [];
-
-  constructor(
-    private readonly last: readonly IngressRoute[],
-    private readonly compare: (a: IngressRoute, b: IngressRoute) => number,
-  ) {}
-
-  remove(route: IngressRoute): void {
-    const at = removeSorted((this.routes ??= [...this.last]), route, this.compare);
-    if (at >= 0) this.edits.push({ at });
-  }
-
-  insert(route: IngressRoute): void {
-    const at = insertSorted((this.routes ??= [...this.last]), route, this.compare);
-    this.edits.push({ at, item: route });
-  }
-
-  /** The table after the edits: the last one itself when none was made. */
-  result(): readonly IngressRoute[] {
-    if (!this.routes) return this.last;
-    recordFixed(this.routes, { from: this.last, edits: this.edits });
-    return this.routes;
-  }
-}
-
 /**
  * Whether the changed Ingresses share no route table key with any other selected, readable
  * Ingress (nor with each other): then no conflict and no "first rule wins" depends on them,
@@ -349,8 +256,8 @@ export function updatedJoins(
   // A table no changed route is in stays the same array (what was computed from it holds); a
   // changed one is a copy, recorded as the last one after its edits (map lines are updated).
   const tables = {
-    exact: new RouteTable(last.exact, byKey),
-    prefix: new RouteTable(last.prefix, byRank),
+    exact: new SortedTable(last.exact, byKey),
+    prefix: new SortedTable(last.prefix, byRank),
   };
   const { claimants } = last;
   for (const r of removed) {

@@ -1,23 +1,27 @@
-import { execFile } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { promisify } from 'node:util';
-import { parse } from 'yaml';
 import { startHttpEcho, type RunningEcho } from '#testbed/echo';
 import { KubeSim, generateCertificate, type KubeObject } from '#testbed/kube-sim';
 import { cliCommand, freePort, parseMasterShowProc } from '#testbed/testing';
 import { heapNodeFlags } from '../../../../../apps/controller/src/cli/heap-limit.js';
 import type { ChartSettings } from './chart.js';
-import { ingressWorld, type TlsPair, type WorldOptions } from './manifests.js';
+import type { TlsPair, WorldOptions } from './manifests.js';
 import { metricValue, processMemory } from './memory-probe.js';
+import {
+  NAMESPACES,
+  benchIngress,
+  benchService,
+  benchSlice,
+  benchTlsSecret,
+  installWorld,
+} from './bench-world.js';
+
+export { CHURN, NAMESPACES, churnAddresses, pemFingerprint } from './bench-world.js';
 import { poll, spawnHaptic, type HapticChild } from './processes.js';
 
-const run = promisify(execFile);
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 /** How the bench cluster is brought up. */
 export interface ClusterOptions {
@@ -45,8 +49,6 @@ export interface ClusterOptions {
  */
 export const AGENT_RELOAD_DELAY_MS = 0;
 
-/** Namespaces the generated objects are spread over. */
-export const NAMESPACES = 20;
 /** One change as the controller's /debug/changes shows it (the fields the bench reads). */
 export interface ChangeStagesSeen {
   readonly correlationId: string;
@@ -58,9 +60,6 @@ export interface ChangeStagesSeen {
     readonly stages: Readonly<Record<string, number>>;
   }[];
 }
-
-/** The Service whose endpoints the latency and churn scenarios change (addresses are not dialled). */
-export const CHURN = { namespace: 'ns-0', name: 'churn' } as const;
 
 /**
  * What `haptic bench` runs against, as the chart installs it: kube-sim (in process) holding the
@@ -181,177 +180,31 @@ export class BenchCluster {
 
   /** An EndpointSlice of Service `name` in `namespace` with these addresses at the echo port. */
   slice(namespace: string, name: string, addresses: readonly string[]): KubeObject {
-    return {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        namespace,
-        name: `${name}-bench`,
-        labels: { 'kubernetes.io/service-name': name },
-      },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: this.echoPort, protocol: 'TCP' }],
-      endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true } })),
-    };
+    return benchSlice(this.echoPort, namespace, name, addresses);
   }
 
   /** A Service without a selector (its EndpointSlices are written by the bench). */
   service(namespace: string, name: string): KubeObject {
-    return {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { namespace, name },
-      spec: { ports: [{ name: 'http', port: 80, targetPort: this.echoPort, protocol: 'TCP' }] },
-    };
+    return benchService(this.echoPort, namespace, name);
   }
 
   /** An Ingress of one host and one Prefix path `/api` to `service`'s port 80. */
   ingress(namespace: string, name: string, host: string, service: string): KubeObject {
-    return {
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: { namespace, name },
-      spec: {
-        ingressClassName: 'haptic',
-        rules: [
-          {
-            host,
-            http: {
-              paths: [
-                {
-                  path: '/api',
-                  pathType: 'Prefix',
-                  backend: { service: { name: service, port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    };
+    return benchIngress(namespace, name, host, service);
   }
 
   /** A TLS Secret. */
   tlsSecret(namespace: string, name: string, pair: TlsPair): KubeObject {
-    return {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/tls',
-      metadata: { namespace, name },
-      data: { 'tls.crt': b64(pair.cert), 'tls.key': b64(pair.key) },
-    };
+    return benchTlsSecret(namespace, name, pair);
   }
 
-  private async install(tls: TlsPair): Promise<void> {
-    const { sim, opts } = this;
-    const w = ingressWorld(this.world);
-    const namespaces = ['haptic', ...Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`)];
-    await sim.apply(
-      namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
+  private install(tls: TlsPair): Promise<void> {
+    const { opts, sim, world, echoPort, echoAddresses, haproxyIp, ports } = this;
+    const { root, chart } = opts;
+    return installWorld(
+      { sim, root, chart, world, echoPort, echoAddresses, haproxyIp, ports },
+      tls,
     );
-    const slices = (w.endpointslices as KubeObject[]).map((s) =>
-      this.slice(
-        s.metadata.namespace!,
-        s.metadata.name!.replace(/-abcde$/, ''),
-        this.echoAddresses,
-      ),
-    );
-    const services = (w.services as KubeObject[]).map((s) =>
-      this.service(s.metadata.namespace!, s.metadata.name!),
-    );
-    await sim.apply([
-      ...(w.ingressclasses as KubeObject[]),
-      ...services,
-      ...slices,
-      ...(w.secrets as KubeObject[]),
-    ]);
-    await sim.apply(w.ingresses as KubeObject[]);
-    // the Service whose endpoints are changed (an Ingress makes its backend exist)
-    await sim.apply([
-      this.service(CHURN.namespace, CHURN.name),
-      this.slice(CHURN.namespace, CHURN.name, churnAddresses(0)),
-      this.ingress(CHURN.namespace, CHURN.name, 'churn.example.com', CHURN.name),
-    ]);
-    await sim.apply([
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { namespace: 'haptic', name: 'dp-creds' },
-        data: { dataplane_username: b64('admin'), dataplane_password: b64('bench-pw') },
-      },
-      this.tlsSecret('haptic', 'default-tls', tls),
-    ]);
-    await this.registerHaproxyPod();
-    const library = parse(
-      (
-        await run(
-          process.execPath,
-          [join(opts.root, 'scripts/assemble-library.mjs'), '--without-tests'],
-          {
-            cwd: opts.root,
-            maxBuffer: 16 * 1024 * 1024,
-          },
-        )
-      ).stdout,
-    ) as { spec: Record<string, Record<string, unknown>> };
-    const spec = structuredClone(library.spec);
-    const settings = spec['templatingSettings']!;
-    settings['extraContext'] = {
-      ...(settings['extraContext'] as object),
-      http_port: this.ports.http,
-      https_port: this.ports.https,
-      stats_port: await freePort(this.haproxyIp),
-      default_certificate: 'haptic/default-tls',
-    };
-    await sim.apply({
-      apiVersion: 'haproxy-haptic.org/v1alpha1',
-      kind: 'HAProxyTemplateConfig',
-      metadata: { namespace: 'haptic', name: 'haptic' },
-      spec: {
-        ...spec,
-        credentialsSecretRef: { name: 'dp-creds' },
-        podSelector: { matchLabels: { app: 'haproxy' } },
-        controller: { reconcile: opts.chart.reconcile },
-        dataplane: {
-          ...opts.chart.dataplane,
-          port: this.ports.agent,
-          mapsDir: 'maps',
-          sslCertsDir: 'ssl',
-          generalStorageDir: 'general',
-        },
-      },
-    });
-  }
-
-  private async registerHaproxyPod(): Promise<void> {
-    const { sim } = this;
-    await sim.apply({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-      spec: {
-        containers: [
-          {
-            name: 'dataplane',
-            image: 'haptic',
-            ports: [{ name: 'dataplane', containerPort: this.ports.agent }],
-          },
-        ],
-      },
-    });
-    const path = `/api/v1/namespaces/haptic/pods/haproxy-0`;
-    const current = (await (await fetch(sim.url + path)).json()) as KubeObject;
-    const status = {
-      phase: 'Running',
-      podIP: this.haproxyIp,
-      containerStatuses: [{ name: 'dataplane', ready: true }],
-    };
-    const res = await fetch(`${sim.url}${path}/status`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...current, status }),
-    });
-    if (!res.ok) throw new Error(`HAProxy pod status: ${res.status} ${await res.text()}`);
   }
 
   /** Starts `haptic run` (the chart's heap limit); returns when its process is up (not deployed). */
@@ -525,18 +378,4 @@ export class BenchCluster {
     this.keepAlive.destroy();
     await rm(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Endpoint set `i` of the churned Service: 1..20 unreachable addresses (past the server slots), shifting. */
-export function churnAddresses(i: number, max = 20): string[] {
-  const n = 1 + (i % max);
-  return Array.from(
-    { length: n },
-    (_, k) => `10.250.${Math.floor(i / 200) % 256}.${((i + k) % 200) + 1}`,
-  );
-}
-
-/** A fingerprint of a PEM certificate (as `fingerprint` gives it). */
-export function pemFingerprint(pem: string): string {
-  return new X509Certificate(pem).fingerprint256;
 }
