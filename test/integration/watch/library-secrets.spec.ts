@@ -18,14 +18,18 @@ const secretsDef = (library: string): Record<string, unknown> => {
 };
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-const secret = (name: string, type: string, data: Record<string, string>, more = {}): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { namespace: 'apps', name, ...more },
-    type,
-    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
-  }) as KubeObject;
+const secret = (
+  name: string,
+  type: string,
+  data: Record<string, string>,
+  more = {},
+): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { namespace: 'apps', name, ...more },
+  type,
+  data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
+});
 
 const KEPT = [
   secret('site-tls', 'kubernetes.io/tls', { 'tls.crt': 'c', 'tls.key': 'k' }),

@@ -22,7 +22,6 @@ import {
 export { CHURN, NAMESPACES, churnAddresses, pemFingerprint } from './bench-world.js';
 import { poll, spawnHaptic, type HapticChild } from './processes.js';
 
-
 /** How the bench cluster is brought up. */
 export interface ClusterOptions {
   /** The checkout (bin/haptic.js, the Ingress library, the CRD). */
