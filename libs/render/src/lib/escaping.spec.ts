@@ -57,7 +57,8 @@ const anyText = fc.oneof(
 // eslint-disable-next-line no-control-regex -- the oracle: C0 and C1 control characters, DEL
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-describe('escaping filters (properties)', () => {
+// 500 renders per property: seconds on a busy 2-core machine, so a budget above the default 5 s.
+describe('escaping filters (properties)', { timeout: 30_000 }, () => {
   it('haproxy_quote: one word that HAProxy reads back as the value; control characters refused', () => {
     fc.assert(
       fc.property(anyText, (v) => {
