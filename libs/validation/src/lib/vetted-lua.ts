@@ -22,7 +22,7 @@ export const VETTED_LUA: readonly VettedLua[] = [
   {
     // helm/haptic/libraries/ingress-nginx/files/auth-request.lua.liquid (external auth)
     name: 'auth-request.lua',
-    sha256: '4f9bddfdb9d461724442d7f1646eaa0fdfca772559ae8132651802a1d4247c01',
+    sha256: 'debfa529ba87e00096bc993c692d211f7dcaa8a712a4fb75fda6103a8e6f46ef',
     actions: ['haptic_nginx_auth'],
   },
 ];
