@@ -94,6 +94,7 @@ describe('HTTP echo server', () => {
     ]);
     const seen = JSON.parse(ok.body) as { uri: string; headers: Record<string, string> };
     expect([seen.uri, seen.headers['x-original-url']]).toEqual(['/auth?x=1', 'http://h/p']);
+    expect(ok.headers['x-seen-original-url']).toBe('http://h/p');
     const bob = await get(port('http'), '/auth', { 'X-Auth-User': 'bob' });
     expect(bob.headers['x-user']).toBe('bob');
     const denied = await get(port('http'), '/auth', { 'X-Auth-Status': '401' });

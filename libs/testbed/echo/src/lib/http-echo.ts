@@ -98,8 +98,11 @@ function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
 /**
  * An external-auth service (ingress-nginx's auth-url): answers the status of `/auth/NNN`, else
  * of the request's X-Auth-Status header (the client's, forwarded by the proxy), else 200, with
- * the JSON of what it saw; a 2xx carries X-User and X-Email (X-Auth-User's value, else "alice").
+ * the JSON of what it saw; a 2xx carries X-User and X-Email (X-Auth-User's value, else "alice")
+ * and X-Seen-<name> with the X-Original-URL, -Method, X-Sent-From, X-Auth-Request-Redirect seen.
  */
+const SEEN = ['x-original-url', 'x-original-method', 'x-sent-from', 'x-auth-request-redirect'];
+
 function authAnswer(req: AnyRequest, res: AnyResponse, path: string): void {
   const fromPath = /^\/auth\/(\d\d\d)$/.exec(path)?.[1];
   const header = req.headers['x-auth-status'];
@@ -110,6 +113,11 @@ function authAnswer(req: AnyRequest, res: AnyResponse, path: string): void {
     const name = typeof user === 'string' && /^[a-z0-9]{1,32}$/.test(user) ? user : 'alice';
     res.setHeader('X-User', name);
     res.setHeader('X-Email', `${name}@example.com`);
+    // what the proxy's subrequest carried, for a test to read from the upstream's side
+    for (const h of SEEN) {
+      const v = req.headers[h];
+      if (typeof v === 'string') res.setHeader(`X-Seen-${h.slice(2)}`, v);
+    }
   }
   sendJson(res, code, { method: req.method, uri: req.url, headers: req.headers });
 }
