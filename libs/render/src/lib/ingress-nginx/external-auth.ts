@@ -3,7 +3,12 @@
 // external-auth-lines.ts and the call itself is the vetted Lua action (docs/adr/0013).
 // An auth URL holds nginx variables ($host, $request_uri, $escaped_request_uri, ...): each
 // becomes a HAProxy sample fetch; the literal parts stay text for the output escaper.
-import type { NginxReader } from './reader.js';
+
+/** What the reader offers (reader.ts's NginxReader; an interface here to avoid a cycle). */
+export interface AuthSource {
+  get(name: string): string | undefined;
+  fail(name: string, why: string): never;
+}
 
 /** A piece of an expanded URL: literal text (escaped when written) or a HAProxy sample fetch. */
 export type UrlPart = { readonly text: string } | { readonly fetch: string };
@@ -124,7 +129,7 @@ function signinParts(url: UrlPart[], param: string, hasParam: boolean): UrlPart[
   ]);
 }
 
-function signinOf(r: NginxReader): UrlPart[] | undefined {
+function signinOf(r: AuthSource): UrlPart[] | undefined {
   const v = r.get('auth-signin')?.trim();
   if (v === undefined || v === '') return undefined;
   const parsed = parseAuthUrl(v);
@@ -140,7 +145,7 @@ function signinOf(r: NginxReader): UrlPart[] | undefined {
   return signinParts(parsed.parts, param, has);
 }
 
-function headersOf(r: NginxReader): string[] {
+function headersOf(r: AuthSource): string[] {
   const v = r.get('auth-response-headers')?.trim();
   if (v === undefined || v === '') return [];
   const names = v.split(',').map((h) => h.trim());
@@ -151,7 +156,7 @@ function headersOf(r: NginxReader): string[] {
 }
 
 /** The Ingress's external authentication, or undefined without auth-url. */
-export function readExternalAuth(r: NginxReader): ExternalAuth | undefined {
+export function readExternalAuth(r: AuthSource): ExternalAuth | undefined {
   const raw = r.get('auth-url')?.trim();
   if (raw === undefined || raw === '') return undefined;
   const parsed = parseAuthUrl(raw);
