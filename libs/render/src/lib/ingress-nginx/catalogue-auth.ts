@@ -75,7 +75,7 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
     {
       status: 'deviation',
       deviation:
-        "The auth service's WWW-Authenticate is not passed on with a 401, and its Set-Cookie is not added to the answer; each request makes its own call (no keep-alive pool, no cache).",
+        "The auth service's WWW-Authenticate is not passed on with a 401, and its Set-Cookie is not added to the answer; each request makes its own call (no keep-alive pool, no cache); an https auth URL's certificate is verified against the system CAs (HAProxy's httpclient default), where ingress-nginx does not verify it.",
     },
   ),
   basic(
