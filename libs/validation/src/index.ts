@@ -18,3 +18,4 @@ export * from './validation.errors.js';
 export * from './validation.service.js';
 export { ValidationModule } from './validation.module.js';
 export { ValidationListener } from './validation.listener.js';
+export * from './lib/vetted-lua.js';

@@ -1,5 +1,6 @@
 import { configLines, type ConfigLine } from '#haproxy-config';
 import { findRefusedDirectives } from './directives.js';
+import { vettedLuaLines } from './vetted-lua.js';
 import { listOutputs, type RenderedOutputs } from './outputs.js';
 import {
   SAFE_OUTPUT_NAME,
@@ -124,7 +125,10 @@ export function checkStructure(
     ...controlCharProblems('haproxy.cfg', outputs.haproxyConfig),
     ...sectionProblems(lines),
   ];
-  for (const r of findRefusedDirectives(lines, opts.allowedDirectives)) {
+  // the vetted Lua a library ships (ADR 0013) is not refused; any other Lua still is
+  const vetted = vettedLuaLines(lines, opts.dirs, outputs);
+  const policed = lines.filter((l) => !vetted.has(l));
+  for (const r of findRefusedDirectives(policed, opts.allowedDirectives)) {
     problems.push({
       stage: 'refused',
       output: 'haproxy.cfg',

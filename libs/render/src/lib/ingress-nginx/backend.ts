@@ -13,6 +13,7 @@ import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } f
 import { backendPaths } from './routes.js';
 import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
 import { authLines, userlistLines } from './auth-lines.js';
+import { externalAuthLines } from './external-auth-lines.js';
 import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 import { lookup } from '../filters-context.js';
 import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
@@ -133,6 +134,8 @@ function backendLines(
   lines.push(...redirectLines(s, hv), ...corsLines(s, hv), ...sslRedirectLines(s));
   lines.push(...limitLines(s));
   lines.push(...accessLines(ctx, s, auth));
+  // nginx's access phase ends with auth_request (after allow/deny and basic auth)
+  lines.push(...externalAuthLines(s.extAuth, hv));
   lines.push(...rewriteLines(s, paths));
   if (s.xForwardedPrefix !== undefined)
     lines.push(`http-request set-header X-Forwarded-Prefix ${hv(s.xForwardedPrefix)}`);

@@ -1,5 +1,5 @@
 // Catalogue rows: snippets (refused) and authentication (basic auth and client certificates
-// honoured; the rest planned in issue 35, never refused).
+// honoured, external auth's core honoured; the rest planned in issue 35, never refused).
 import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
 import { pending } from './catalogue-routing.js';
 
@@ -68,31 +68,49 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
     '`http-request auth realm <realm>`, quoted; `"` and `\\` are refused (HAProxy writes the realm unescaped).',
     { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-url',
     'External authentication: a subrequest to this URL decides (2xx lets through).',
-    'A vetted Lua action (or SPOE) calling the URL.',
+    "The library's vetted Lua action (docs/adr/0013) calls the URL from the Ingress's own backends with the headers ingress-nginx sends (X-Original-URL, X-Original-Method, X-Sent-From, X-Real-IP, X-Forwarded-For, X-Auth-Request-Redirect, the client's headers without body); 401 and 403 are answered as such, any other status or no answer 500. The variables $host, $http_host, $scheme, $request_uri, $escaped_request_uri, $uri, $args, $query_string, $request_method, $remote_addr, $server_port, $arg_*, $http_*, $cookie_* are expanded; any other, or a value outside the URL grammar, refuses the Ingress.",
+    {
+      status: 'deviation',
+      deviation:
+        "The auth service's WWW-Authenticate is not passed on with a 401, and its Set-Cookie is not added to the answer; each request makes its own call (no keep-alive pool, no cache); an https auth URL's certificate is verified against the system CAs (HAProxy's httpclient default), where ingress-nginx does not verify it.",
+    },
   ),
-  auth('auth-method', 'The method of the auth subrequest.', 'The method of that call.'),
-  auth(
+  basic(
+    'auth-method',
+    'The method of the auth subrequest.',
+    'The method of the Lua call; with it X-Original-URI and X-Scheme are sent too, as in ingress-nginx.',
+    {
+      status: 'deviation',
+      deviation:
+        "Only GET, HEAD, POST, PUT and DELETE (what HAProxy's httpclient offers); another method refuses the Ingress.",
+    },
+  ),
+  basic(
     'auth-signin',
     'Where a 401 from the auth service redirects (with `rd=`).',
-    'A 302 with the original URL.',
+    'A 302 to the URL with `rd=<scheme>://<Host><escaped request URI>` appended (after `?`, or `&` when it has a query; left out when its query already has the parameter), as ingress-nginx builds it.',
+    { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-signin-redirect-param',
     'The name of the `rd` query parameter.',
     'The parameter of that redirect.',
+    { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-request-redirect',
     'The `X-Auth-Request-Redirect` sent to the auth service.',
-    'A header of the auth call.',
+    'A header of the Lua call (the request URI without it).',
+    { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-response-headers',
     'Headers of the auth answer copied to the upstream request.',
-    "`http-request set-header` from the call's variables.",
+    "Kept by the Lua call from a 2xx answer; the client's headers of those names are removed, then set from the answer.",
+    { status: 'honoured' },
   ),
   auth(
     'auth-proxy-set-headers',

@@ -38,7 +38,8 @@ whitelist-source-range allowlist-source-range denylist-source-range limit-rps li
 limit-burst-multiplier limit-whitelist satisfy auth-type auth-secret auth-secret-type auth-realm
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
 canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tls-error-page
-auth-tls-pass-certificate-to-upstream auth-tls-match-cn
+auth-tls-pass-certificate-to-upstream auth-tls-match-cn auth-url auth-method auth-signin
+auth-signin-redirect-param auth-request-redirect auth-response-headers
 from-to-www-redirect upstream-hash-by`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
@@ -49,7 +50,16 @@ const CLIENT_CERTS = [
   'auth-tls-pass-certificate-to-upstream',
   'auth-tls-match-cn',
 ];
-const CLAIMED_35 = [...BASIC_AUTH, ...CLIENT_CERTS];
+// The external-auth slice of issue 35 (honoured or a deviation).
+const EXTERNAL_AUTH = [
+  'auth-url',
+  'auth-method',
+  'auth-signin',
+  'auth-signin-redirect-param',
+  'auth-request-redirect',
+  'auth-response-headers',
+];
+const CLAIMED_35 = [...BASIC_AUTH, ...CLIENT_CERTS, ...EXTERNAL_AUTH];
 // The backend-TLS slice of issue 35 (honoured).
 const BACKEND_TLS = `proxy-ssl-secret proxy-ssl-verify proxy-ssl-verify-depth proxy-ssl-name
 proxy-ssl-server-name proxy-ssl-protocols proxy-ssl-ciphers`.split(/\s+/);
@@ -100,7 +110,7 @@ describe('the ingress-nginx annotation catalogue', () => {
       (a) => a.status === 'honoured' || a.status === 'deviation',
     );
     expect(claimed.map((a) => a.name).sort()).toEqual([...HONOURED, ...BACKEND_TLS].sort());
-    // of issue 35, basic auth, client certificates and backend TLS are claimed
+    // of issue 35, basic auth, client certificates, external auth and backend TLS are claimed
     expect(
       claimed
         .filter((a) => ISSUE_35.includes(a.name))
@@ -156,7 +166,7 @@ describe('judgeAnnotation', () => {
     expect(judge('affinity', 'cookie').verdict).toBe('deviation');
     // empty: no affinity, as in ingress-nginx
     expect(judge('affinity', '').verdict).toBe('deviation');
-    expect(judge('auth-url', 'http://auth').detail).toBe('planned: issue 35, not refused');
+    expect(judge('auth-cache-key', '$host').detail).toBe('planned: issue 35, not refused');
     expect(judge('server-snippet', 'return 200;')).toMatchObject({
       verdict: 'refused',
       detail: expect.stringMatching(/never pasted/) as unknown,

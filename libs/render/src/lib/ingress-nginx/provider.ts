@@ -51,6 +51,8 @@ export interface NginxModel extends NginxRoutes {
   readonly canaries: readonly CanarySplit[];
   /** from-to-www-redirect: hosts answered with a 308 to their Ingress's host. */
   readonly www_redirects: readonly WwwRedirect[];
+  /** Some served Ingress has auth-url: haproxy.cfg loads the vetted auth-request.lua. */
+  readonly external_auth: boolean;
 }
 
 interface Judged {
@@ -148,12 +150,18 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       unhonoured,
       canaries: paired.splits,
       www_redirects: wwwRedirects(paired.served),
+      external_auth: [...model.served, ...canaries.served].some(hasAuthUrl),
     },
     problems,
     notices,
   };
   BUILT.set(model, { canaries, built });
   return built;
+}
+
+function hasAuthUrl(ing: object): boolean {
+  const v = field(path(ing, 'metadata', 'annotations'), `${NGINX_PREFIX}auth-url`);
+  return typeof v === 'string' && v.trim() !== '';
 }
 
 /** The notice of an annotation served without effect (a Warning Event on the Ingress). */

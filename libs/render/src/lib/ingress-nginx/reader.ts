@@ -5,6 +5,7 @@
 import { field, isNil, items, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { readCors, type Cors } from './reader-cors.js';
+import { readExternalAuth, type ExternalAuth } from './external-auth.js';
 import { hashKeyFormat } from './reader-hash.js';
 
 /** A refusal of one annotation value; the message names the Ingress and the annotation. */
@@ -53,6 +54,8 @@ export interface NginxSettings {
   /** satisfy: any — the source ranges or basic auth suffice (all: both are needed). */
   satisfyAny: boolean;
   cookie: AffinityCookie | undefined;
+  /** auth-url and its companions (external-auth.ts), or undefined. */
+  extAuth: ExternalAuth | undefined;
   /** Server options of the backend protocol. */
   proto: 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
 }
@@ -102,6 +105,7 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
     limitAllow: [],
     satisfyAny: false,
     cookie: undefined,
+    extAuth: undefined,
     proto: 'HTTP',
   };
 }
@@ -159,6 +163,7 @@ export class NginxReader {
     this.rewrites(s);
     this.backend(s);
     s.cors = readCors(this);
+    s.extAuth = readExternalAuth(this);
     s.allow = this.ranges('allowlist-source-range') ?? this.ranges('whitelist-source-range') ?? [];
     s.deny = this.ranges('denylist-source-range') ?? [];
     s.satisfyAny = this.satisfy();

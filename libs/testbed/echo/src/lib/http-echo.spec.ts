@@ -85,6 +85,24 @@ describe('HTTP echo server', () => {
     expect((await get(port('http'), '/?delay=10ms')).status).toBe(200);
   });
 
+  it('answers /auth as an external-auth service: status by path or X-Auth-Status, user headers on 2xx', async () => {
+    const ok = await get(port('http'), '/auth?x=1', { 'X-Original-URL': 'http://h/p' });
+    expect([ok.status, ok.headers['x-user'], ok.headers['x-email']]).toEqual([
+      200,
+      'alice',
+      'alice@example.com',
+    ]);
+    const seen = JSON.parse(ok.body) as { uri: string; headers: Record<string, string> };
+    expect([seen.uri, seen.headers['x-original-url']]).toEqual(['/auth?x=1', 'http://h/p']);
+    expect(ok.headers['x-seen-original-url']).toBe('http://h/p');
+    const bob = await get(port('http'), '/auth', { 'X-Auth-User': 'bob' });
+    expect(bob.headers['x-user']).toBe('bob');
+    const denied = await get(port('http'), '/auth', { 'X-Auth-Status': '401' });
+    expect([denied.status, denied.headers['x-user']]).toEqual([401, undefined]);
+    expect((await get(port('http'), '/auth/403')).status).toBe(403);
+    expect((await get(port('http'), '/auth', { 'X-Auth-Status': 'bad' })).status).toBe(400);
+  });
+
   it('answers HTTP/2 with prior knowledge on the h2c port', async () => {
     const session = http2.connect(`http://127.0.0.1:${port('h2c')}`);
     const body = await new Promise<string>((resolve, reject) => {

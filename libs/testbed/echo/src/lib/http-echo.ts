@@ -95,7 +95,37 @@ function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
   sendJson(res, 200, assertions);
 }
 
-/** Routes one request: `/health`, `/status/NNN`, otherwise the echo (with optional `?delay=`). */
+/**
+ * An external-auth service (ingress-nginx's auth-url): answers the status of `/auth/NNN`, else
+ * of the request's X-Auth-Status header (the client's, forwarded by the proxy), else 200, with
+ * the JSON of what it saw; a 2xx carries X-User and X-Email (X-Auth-User's value, else "alice")
+ * and X-Seen-<name> with the X-Original-URL, -Method, X-Sent-From, X-Auth-Request-Redirect seen.
+ */
+const SEEN = ['x-original-url', 'x-original-method', 'x-sent-from', 'x-auth-request-redirect'];
+
+function authAnswer(req: AnyRequest, res: AnyResponse, path: string): void {
+  const fromPath = /^\/auth\/(\d\d\d)$/.exec(path)?.[1];
+  const header = req.headers['x-auth-status'];
+  const wanted = fromPath ?? (typeof header === 'string' ? header : '200');
+  const code = /^[1-5]\d\d$/.test(wanted) ? Number(wanted) : 400;
+  if (code >= 200 && code < 300) {
+    const user = req.headers['x-auth-user'];
+    const name = typeof user === 'string' && /^[a-z0-9]{1,32}$/.test(user) ? user : 'alice';
+    res.setHeader('X-User', name);
+    res.setHeader('X-Email', `${name}@example.com`);
+    // what the proxy's subrequest carried, for a test to read from the upstream's side
+    for (const h of SEEN) {
+      const v = req.headers[h];
+      if (typeof v === 'string') res.setHeader(`X-Seen-${h.slice(2)}`, v);
+    }
+  }
+  sendJson(res, code, { method: req.method, uri: req.url, headers: req.headers });
+}
+
+/**
+ * Routes one request: `/health`, `/status/NNN`, `/auth[/NNN]` (an external-auth service),
+ * otherwise the echo (with optional `?delay=`).
+ */
 export function handleEchoRequest(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
   const url = new URL(req.url ?? '/', 'http://echo.invalid');
   const path = url.pathname.replaceAll('//', '/');
@@ -108,6 +138,10 @@ export function handleEchoRequest(req: AnyRequest, res: AnyResponse, context: Ec
     const m = /^\/status\/(\d\d\d)$/.exec(req.url ?? '');
     res.statusCode = m?.[1] === undefined ? 400 : Number(m[1]);
     res.end();
+    return;
+  }
+  if (path === '/auth' || path.startsWith('/auth/')) {
+    authAnswer(req, res, path);
     return;
   }
   const delay = url.searchParams.get('delay');
