@@ -23,8 +23,8 @@ export interface BedOptions {
   readonly prefix: string;
   /** One agent per address, registered as pods haproxy-0, haproxy-1, … */
   readonly agents: readonly string[];
-  /** The echo backend's address and the context it reports; no echo when absent. */
-  readonly echo?: { readonly address: string; readonly context?: Partial<EchoContext> };
+  /** The echo backend's address and the context it reports. */
+  readonly echo: { readonly address: string; readonly context?: Partial<EchoContext> };
   /** Namespaces besides `haptic` (default `apps`). */
   readonly namespaces?: readonly string[];
   /** CRD manifests, relative to the repository (default the chart's HAProxyTemplateConfig CRD). */
@@ -47,7 +47,6 @@ export interface Bed {
   readonly dir: string;
   readonly sim: KubeSim;
   readonly agents: RunningAgent[];
-  /** The echo backend (present when the options asked for one). */
   readonly echo: RunningEcho;
   readonly put: Put;
   /** Starts agent `i` again on its address, port and directory (after its old one closed). */
@@ -62,21 +61,6 @@ export async function startBed(o: BedOptions): Promise<Bed> {
   writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
   const manifests = o.manifests ?? ['helm/haptic/crds/haproxytemplateconfigs.yaml'];
   const sim = await KubeSim.start({ port: 0, manifests: manifests.map((m) => join(root, m)) });
-  const echo = o.echo
-    ? await startHttpEcho({
-        mode: 'http',
-        address: o.echo.address,
-        httpPort: 0,
-        httpsPort: 0,
-        context: {
-          namespace: 'apps',
-          ingress: '',
-          service: 'web',
-          pod: 'web-0',
-          ...o.echo.context,
-        },
-      })
-    : (undefined as unknown as RunningEcho);
   const launch = (i: number, port: number) =>
     startAgent({
       configDir: join(dir, `haproxy-${i}`),
@@ -87,14 +71,34 @@ export async function startBed(o: BedOptions): Promise<Bed> {
       ...o.agent,
     });
   const agents: RunningAgent[] = [];
-  for (const i of o.agents.keys())
-    agents.push(await launch(i, o.samePort && i > 0 ? agents[0]!.port : 0));
+  let echo: RunningEcho | undefined;
+  const close = async () => {
+    for (const a of agents) await a.close();
+    await echo?.close();
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
   const put: Put = (x) => sim.apply(x as KubeObject);
-  for (const name of ['haptic', ...(o.namespaces ?? ['apps'])])
-    await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
-  for (const [i, a] of agents.entries())
-    await registerAgentPod(sim, { name: `haproxy-${i}`, address: a.address, port: a.port });
+  try {
+    echo = await startHttpEcho({
+      mode: 'http',
+      address: o.echo.address,
+      httpPort: 0,
+      httpsPort: 0,
+      context: { namespace: 'apps', ingress: '', service: 'web', pod: 'web-0', ...o.echo.context },
+    });
+    for (const i of o.agents.keys())
+      agents.push(await launch(i, o.samePort && i > 0 ? agents[0]!.port : 0));
+    for (const name of ['haptic', ...(o.namespaces ?? ['apps'])])
+      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
+    for (const [i, a] of agents.entries())
+      await registerAgentPod(sim, { name: `haproxy-${i}`, address: a.address, port: a.port });
+  } catch (e) {
+    // a start that fails half way leaves nothing running behind it
+    await close();
+    throw e;
+  }
   return {
     dir,
     sim,
@@ -104,10 +108,7 @@ export async function startBed(o: BedOptions): Promise<Bed> {
     startAgent: launch,
     async stop(controllers = []) {
       for (const c of controllers) await stopController(c);
-      for (const a of agents) await a?.close();
-      await echo?.close();
-      await sim.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     },
   };
 }
