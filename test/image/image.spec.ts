@@ -1,3 +1,4 @@
+import { waitFor } from '#testbed/stack';
 import {
   chmodSync,
   chownSync,
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpEcho, type RunningEcho } from '#testbed/echo';
 import { KubeSim, type KubeObject } from '#testbed/kube-sim';
 import { dataplaneCredentialsSecret, freePort, registerAgentPod } from '#testbed/testing';
-import { eventually, getWithHost, root } from '../e2e/controller/support.js';
+import { getWithHost, root } from '../e2e/controller/support.js';
 import { builtImages, processes, runOnce, start, stop, zombies } from './podman.js';
 import { templateConfig } from './scenario.js';
 
@@ -171,7 +172,7 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
   });
 
   it('becomes ready and serves an Ingress through the agent’s HAProxy', async () => {
-    await eventually(
+    await waitFor(
       'readiness',
       async () =>
         (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status === 200 ? true : undefined,
@@ -198,7 +199,7 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
         ],
       },
     });
-    const r = await eventually(
+    const r = await waitFor(
       'the Ingress host to answer through HAProxy',
       async () => {
         const res = await viaHaproxy('web.example.com').catch(() => undefined);

@@ -2,8 +2,9 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { startHttpEcho, type RunningEcho } from '#testbed/echo';
-import { freePort, getWithHost, root } from '../e2e/controller/support.js';
-import { freeOn, LEASE, LeaderBed, type Replica } from '../e2e/leader/pair.js';
+import { getWithHost, root } from '../e2e/controller/support.js';
+import { LEASE, LeaderBed, type Replica } from '../e2e/leader/pair.js';
+import { portFreeOnAll } from '../e2e/support/bed.js';
 import { assembleIngressLibrary } from '../hostile/library.js';
 import {
   expected,
@@ -23,16 +24,6 @@ export const PODS = POD_IPS.map((_, i) => podName(i));
 
 const GC_PROBE = pathToFileURL(join(root, 'test/soak/gc-probe.mjs')).href;
 
-/** A port free on every address. */
-async function portFreeOn(addresses: readonly string[]): Promise<number> {
-  for (;;) {
-    const p = await freePort(addresses[0]);
-    let ok = true;
-    for (const a of addresses.slice(1)) ok = ok && (await freeOn(a, p));
-    if (ok) return p;
-  }
-}
-
 /**
  * The soak's bed: the leader pair's bed (kube-sim, two agents with real HAProxy, `haptic run`
  * replicas with their own kube-sim tokens) running the shipped Ingress library, plus four echo
@@ -47,7 +38,7 @@ export class SoakBed {
 
   static async start(haproxyBin: string): Promise<SoakBed> {
     const bed = await LeaderBed.start(haproxyBin);
-    const podPort = await portFreeOn(POD_IPS);
+    const podPort = await portFreeOnAll(POD_IPS);
     const pods: RunningEcho[] = [];
     for (const [i, ip] of POD_IPS.entries())
       pods.push(
@@ -67,7 +58,7 @@ export class SoakBed {
   /** Replaces the bed's small template with the Ingress library (same pods, lease, credentials). */
   private async useIngressLibrary(): Promise<void> {
     const agents = this.bed.agents.map((a) => a.address);
-    const [https, stats] = [await portFreeOn(agents), await portFreeOn(agents)];
+    const [https, stats] = [await portFreeOnAll(agents), await portFreeOnAll(agents)];
     const library = parse(assembleIngressLibrary().text) as { spec: Record<string, unknown> };
     const spec = library.spec;
     delete spec['validationTests'];

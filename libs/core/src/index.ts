@@ -17,3 +17,4 @@ export { crdYaml } from './lib/config/crd-yaml.js';
 export { ContentMemo } from './lib/content-memo.js';
 export { parseYamlDocuments } from './lib/manifest-yaml.js';
 export * from './lib/kube-rest.js';
+export * from './lib/admission-review.js';

@@ -7,6 +7,7 @@ import { gatewayModelOf, GATEWAY_WATCHED } from './lib/gateway/snapshot.js';
 import { gatewayServiceWrites, type ServiceWrite } from './lib/gateway/service-writes.js';
 import { gatewayStatusWrites } from './lib/gateway/status-writes.js';
 import { LeaderPasses } from './leader-passes.js';
+import { writeEach } from './lib/write-each.js';
 import { STATUS_WRITES } from './status.metrics.js';
 import { StatusTracker } from './status.tracker.js';
 import {
@@ -101,24 +102,26 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     const writes = gatewayServiceWrites(model, namespace, services, selector);
     const selectable =
       Object.keys(selector).length > 0 && (podSelector?.matchExpressions ?? []).length === 0;
-    for (const write of writes) {
-      if (!this.passes.leading) return;
-      if (write.op !== 'delete' && !selectable) {
-        this.failed(
-          new Error(
-            `HAProxyTemplateConfig ${namespace}/${this.options.config.name}: spec.podSelector must be matchLabels only (no matchExpressions) for extraContext.gateway_service_type; Service ${describe(write)} not written`,
-          ),
-        );
-        continue;
-      }
-      try {
+    await writeEach(
+      writes,
+      () => this.passes.leading,
+      async (write) => {
+        if (write.op !== 'delete' && !selectable) {
+          this.failed(
+            new Error(
+              `HAProxyTemplateConfig ${namespace}/${this.options.config.name}: spec.podSelector must be matchLabels only (no matchExpressions) for extraContext.gateway_service_type; Service ${describe(write)} not written`,
+            ),
+          );
+          return;
+        }
         await this.api.writeService(write);
         this.writes.inc({ kind: 'gateway-service', result: 'ok' });
-      } catch (e) {
+      },
+      (write, e) => {
         this.writes.inc({ kind: 'gateway-service', result: 'error' });
         this.logger.warn(`${write.op} Gateway Service ${describe(write)} failed: ${String(e)}`);
-      }
-    }
+      },
+    );
   }
 
   private failed(e: unknown): void {
@@ -140,15 +143,16 @@ export class GatewayStatusWriter implements LeaderElectionRunnable, OnModuleDest
     };
     await this.services(model, read(w.services), snap.podSelector);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    for (const write of gatewayStatusWrites(model, objects, now)) {
-      if (!this.passes.leading || term.aborted) return;
-      const what = `${write.kind} ${write.namespace ? `${write.namespace}/` : ''}${write.name}`;
-      try {
+    const what = (w: { kind: string; namespace?: string; name: string }) =>
+      `${w.kind} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
+    await writeEach(
+      gatewayStatusWrites(model, objects, now),
+      () => this.passes.leading && !term.aborted,
+      async (write) => {
         await this.api.patchStatus(write.kind, write.namespace, write.name, write.status);
         this.writes.inc({ kind: 'gateway', result: 'ok' });
-      } catch (e) {
-        this.failed(new Error(`${what}: ${String(e)}`));
-      }
-    }
+      },
+      (write, e) => this.failed(new Error(`${what(write)}: ${String(e)}`)),
+    );
   }
 }

@@ -16,6 +16,7 @@ import { ingressStatusWrites, keyOf } from './lib/ingress-status.js';
 import { EventRecorder } from './event-recorder.js';
 import { LeaderPasses } from './leader-passes.js';
 import { StatusRecorderListener } from './status.events.js';
+import { writeEach } from './lib/write-each.js';
 import { STATUS_WRITES } from './status.metrics.js';
 import { StatusTracker } from './status.tracker.js';
 import { STATUS_API, STATUS_OPTIONS, type StatusModuleOptions } from './status.tokens.js';
@@ -151,17 +152,18 @@ export class StatusWriter implements LeaderElectionRunnable, OnModuleDestroy {
     const entries = await this.publishedEntries();
     if (!entries) return;
     const { served, all } = await this.ingresses.ingresses();
-    for (const w of ingressStatusWrites(served, all, entries, this.ours)) {
-      if (!this.passes.leading || term.aborted) return;
-      const key = keyOf(w.namespace, w.name);
-      try {
+    await writeEach(
+      ingressStatusWrites(served, all, entries, this.ours),
+      () => this.passes.leading && !term.aborted,
+      async (w) => {
         await this.api.patchIngressStatus(w.namespace, w.name, w.entries);
         this.writes.inc({ kind: 'ingress', result: 'ok' });
+        const key = keyOf(w.namespace, w.name);
         if (w.entries.length > 0) this.ours.add(key);
         else this.ours.delete(key);
-      } catch (e) {
-        this.failed('ingress', new Error(`Ingress ${key}: ${String(e)}`));
-      }
-    }
+      },
+      (w, e) =>
+        this.failed('ingress', new Error(`Ingress ${keyOf(w.namespace, w.name)}: ${String(e)}`)),
+    );
   }
 }

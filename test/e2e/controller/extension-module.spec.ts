@@ -1,9 +1,10 @@
+import { waitFor } from '#testbed/stack';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeSim, type KubeObject } from '#testbed/kube-sim';
-import { eventually, haptic, promtoolCheck, root, type HapticProcess } from './support.js';
+import { haptic, promtoolCheck, root, type HapticProcess } from './support.js';
 
 // The example module of examples/hello-module, loaded by `haptic run --module` from its package
 // name (an npm workspace): haptic's code knows nothing of it. It counts renders in its own metric
@@ -71,7 +72,7 @@ describe('haptic run --module: a Nest module from an npm workspace, composed wit
       ...['--identity', 'e2e-ext', '--log-level', 'warn'],
       ...['--module', '@haptic-examples/hello-module'],
     ]);
-    await eventually('the controller to print its ports', () =>
+    await waitFor('the controller to print its ports', () =>
       port('metricsPort') > 0 ? true : undefined,
     );
   }, 60_000);
@@ -92,7 +93,7 @@ describe('haptic run --module: a Nest module from an npm workspace, composed wit
   };
 
   it('renders and validates the template variable the module contributes', async () => {
-    const text = await eventually(
+    const text = await waitFor(
       'the rendered config to print team.greeting',
       async () => {
         const t = await rendered();
@@ -105,7 +106,7 @@ describe('haptic run --module: a Nest module from an npm workspace, composed wit
 
   it('follows the index: a second Ingress changes the variable', async () => {
     await sim.apply(ingress('two'));
-    const text = await eventually(
+    const text = await waitFor(
       'the rendered config to count two Ingresses',
       async () => {
         const t = await rendered();
@@ -132,7 +133,7 @@ describe('haptic run --module: a Nest module from an npm workspace, composed wit
   it('haptic render --module renders the same bytes as haptic run, the variable included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'haptic-ext-render-'));
     try {
-      const live = await eventually('the live render of two Ingresses', async () => {
+      const live = await waitFor('the live render of two Ingresses', async () => {
         const res = await fetch(`http://127.0.0.1:${port('healthPort')}/debug/rendered`);
         const body = (await res.json()) as { outputs: { haproxyConfig?: string } };
         return body.outputs.haproxyConfig?.includes(': 2 ingresses')

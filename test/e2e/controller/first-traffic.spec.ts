@@ -1,21 +1,23 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { dataplaneCredentialsSecret, describeForMajors, registerAgentPod } from '#testbed/testing';
-import { startHttpEcho, type RunningEcho } from '#testbed/echo';
-import { KubeSim, type KubeObject } from '#testbed/kube-sim';
-import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import { describeForMajors } from '#testbed/testing';
+import { waitFor } from '#testbed/stack';
+import type { RunningEcho } from '#testbed/echo';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
+import type { RunningAgent } from '../../../apps/agent/src/index.js';
 import { HAPROXY_CFG, HOSTS_MAP } from '../../support/map-routed.js';
+import {
+  runController,
+  serviceWithEndpoint,
+  startBed,
+  templateConfig,
+  type Bed,
+} from '../support/bed.js';
 import { DESIGN_METRICS, documentedMetrics, metricFamilies } from './metric-names.js';
 import {
-  eventually,
   freePort,
   getWithHost,
-  haptic,
   promtoolCheck,
-  root,
   printedPort,
   type HapticProcess,
 } from './support.js';
@@ -28,11 +30,11 @@ describeForMajors(
   ['3.0', '2.6'],
   'haptic run end to end: kube-sim, agent with a real HAProxy, echo backend',
   () => {
+    let bed: Bed;
     let sim: KubeSim;
     let agent: RunningAgent;
     let echo: RunningEcho;
     let controller: HapticProcess;
-    let dir: string;
     let httpPort: number;
 
     const put = (o: Omit<KubeObject, 'metadata'> & { metadata: Record<string, unknown> }) =>
@@ -40,125 +42,52 @@ describeForMajors(
     const viaHaproxy = (host: string) => getWithHost(HAPROXY_IP, httpPort, host);
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'haptic-e2e-'));
-      writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
-      sim = await KubeSim.start({
-        port: 0,
-        manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
+      bed = await startBed({
+        prefix: 'haptic-e2e-',
+        agents: [HAPROXY_IP],
+        echo: { address: ECHO_IP },
       });
-      echo = await startHttpEcho({
-        mode: 'http',
-        address: ECHO_IP,
-        httpPort: 0,
-        httpsPort: 0,
-        context: { namespace: 'apps', ingress: '', service: 'web', pod: 'web-0' },
-      });
-      agent = await startAgent({
-        configDir: join(dir, 'haproxy'),
-        port: 0,
-        address: HAPROXY_IP,
-        credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
-        reloadDelayMs: 20,
-        haproxyBin: process.env.HAPTIC_HAPROXY_BIN!, // set by the matrix for this major
-      });
+      ({ sim, echo } = bed);
+      agent = bed.agents[0]!;
       httpPort = await freePort(HAPROXY_IP);
-      for (const name of ['haptic', 'apps'])
-        await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
-      await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
-      await put({
-        apiVersion: 'haproxy-haptic.org/v1alpha1',
-        kind: 'HAProxyTemplateConfig',
-        metadata: { namespace: 'haptic', name: 'haptic' },
-        spec: {
-          credentialsSecretRef: { name: 'dp-creds' },
-          podSelector: { matchLabels: { app: 'haproxy' } },
-          controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
-          dataplane: {
-            port: agent.port,
-            minDeploymentInterval: '50ms',
-            mapsDir: 'maps',
-            sslCertsDir: 'ssl',
-            generalStorageDir: 'general',
+      const spec = {
+        templatingSettings: { extraContext: { http_port: httpPort } },
+        watchedResources: {
+          ingresses: {
+            apiVersion: 'networking.k8s.io/v1',
+            resources: 'ingresses',
+            indexBy: ['metadata.namespace', 'metadata.name'],
           },
-          templatingSettings: { extraContext: { http_port: httpPort } },
-          watchedResources: {
-            ingresses: {
-              apiVersion: 'networking.k8s.io/v1',
-              resources: 'ingresses',
-              indexBy: ['metadata.namespace', 'metadata.name'],
-            },
-            services: {
-              apiVersion: 'v1',
-              resources: 'services',
-              indexBy: ['metadata.namespace', 'metadata.name'],
-            },
-            endpointslices: {
-              apiVersion: 'discovery.k8s.io/v1',
-              resources: 'endpointslices',
-              indexBy: ['metadata.namespace', "metadata.labels['kubernetes.io/service-name']"],
-            },
+          services: {
+            apiVersion: 'v1',
+            resources: 'services',
+            indexBy: ['metadata.namespace', 'metadata.name'],
           },
-          maps: { 'hosts.map': { template: HOSTS_MAP } },
-          haproxyConfig: { template: HAPROXY_CFG },
+          endpointslices: {
+            apiVersion: 'discovery.k8s.io/v1',
+            resources: 'endpointslices',
+            indexBy: ['metadata.namespace', "metadata.labels['kubernetes.io/service-name']"],
+          },
         },
-      });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { namespace: 'apps', name: 'web' },
-        spec: { ports: [{ name: 'http', port: 80 }] },
-      });
-      await put({
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          namespace: 'apps',
-          name: 'web-1',
-          labels: { 'kubernetes.io/service-name': 'web' },
-        },
-        addressType: 'IPv4',
-        endpoints: [{ addresses: [ECHO_IP], conditions: { ready: true } }],
-        ports: [{ name: 'http', port: echo.listeners[0]!.port }],
-      });
-      controller = haptic([
-        'run',
-        '--kubeconfig',
-        sim.kubeconfigPath,
-        '-n',
-        'haptic',
-        '-c',
-        'haptic',
-        '--address',
-        '127.0.0.1',
-        '--health-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'warn',
-        '--identity',
-        'e2e',
-      ]);
+        maps: { 'hosts.map': { template: HOSTS_MAP } },
+        haproxyConfig: { template: HAPROXY_CFG },
+      };
+      await sim.apply(templateConfig(agent.port, spec));
+      for (const o of serviceWithEndpoint('apps', 'web', ECHO_IP, echo.listeners[0]!.port))
+        await sim.apply(o);
+      controller = runController({ kubeconfig: sim.kubeconfigPath, identity: 'e2e' });
     }, 60_000);
 
     afterAll(async () => {
-      if (controller && controller.child.exitCode === null) {
-        controller.child.kill('SIGKILL');
-        await controller.exited;
-      }
-      await agent?.close();
-      await echo?.close();
-      await sim?.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await bed?.stop([controller]);
     });
 
     it('becomes ready and deploys the first configuration (no Ingress yet: every host is unrouted)', async () => {
       const started = await printedPort(controller);
-      await eventually('readiness', async () =>
+      await waitFor('readiness', async () =>
         (await fetch(`http://127.0.0.1:${started}/readyz`)).status === 200 ? true : undefined,
       );
-      const r = await eventually('HAProxy to serve the rendered configuration', async () => {
+      const r = await waitFor('HAProxy to serve the rendered configuration', async () => {
         const res = await viaHaproxy('web.example.com');
         return res.status === 404 ? res : undefined;
       });
@@ -187,7 +116,7 @@ describeForMajors(
           ],
         },
       });
-      const r = await eventually('the Ingress host to answer', async () => {
+      const r = await waitFor('the Ingress host to answer', async () => {
         const res = await viaHaproxy('web.example.com');
         return res.status === 200 ? res : undefined;
       });
@@ -210,7 +139,7 @@ describeForMajors(
       expect(await get('/debug')).toMatchObject({
         endpoints: expect.arrayContaining(['/debug/changes']) as unknown,
       });
-      const change = await eventually('the Ingress change to be applied', async () => {
+      const change = await waitFor('the Ingress change to be applied', async () => {
         const { changes } = (await get('/debug/changes')) as { changes: Change[] };
         return changes.find((c) => c.change === 'ingresses apps/web added');
       });
@@ -250,7 +179,7 @@ describeForMajors(
         },
       );
       expect(del.status).toBe(200);
-      const r = await eventually('the host to stop answering', async () => {
+      const r = await waitFor('the host to stop answering', async () => {
         const res = await viaHaproxy('web.example.com');
         return res.status === 404 ? res : undefined;
       });
@@ -292,7 +221,7 @@ describeForMajors(
         });
         expect(refused).toBe(true);
       }
-      await eventually(
+      await waitFor(
         'kube-sim to see no open watch',
         () => (sim.openWatches === 0 ? true : undefined),
         5000,

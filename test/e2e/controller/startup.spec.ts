@@ -1,10 +1,11 @@
+import { waitFor } from '#testbed/stack';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { KubeSim, type KubeObject } from '#testbed/kube-sim';
-import { eventually, freePort, haptic, printedPort, root, type HapticProcess } from './support.js';
+import { freePort, haptic, printedPort, root, type HapticProcess } from './support.js';
 
 // Start-up tells the truth: what `haptic run` cannot work without is an exit 2 naming it; what
 // may still come (the API server, the CRD, the config) is logged with the server's URL, retried,
@@ -53,7 +54,7 @@ describe('haptic run start-up', () => {
 
   /** /readyz while it is not ready: 503 and the reasons. */
   const notReady = async (health: number, expected: string) =>
-    eventually(
+    waitFor(
       `/readyz to name "${expected}"`,
       async () => {
         const res = await fetch(`http://127.0.0.1:${health}/readyz`);
@@ -123,7 +124,7 @@ describe('haptic run start-up', () => {
     const { proc, health } = await start(['--kubeconfig', kc]);
     const reasons = await notReady(health, `API server ${url} does not answer`);
     expect(reasons.join('\n')).toContain('retrying with backoff');
-    await eventually('an error log line with the URL', () =>
+    await waitFor('an error log line with the URL', () =>
       proc
         .output()
         .split('\n')
@@ -207,7 +208,7 @@ describe('haptic run start-up', () => {
         metadata: { name: 'haptic' },
       });
       await sim.apply(config);
-      await eventually(
+      await waitFor(
         'readiness once the config exists',
         async () =>
           (await fetch(`http://127.0.0.1:${health}/readyz`)).status === 200 ? true : undefined,

@@ -29,15 +29,6 @@ export function getWithHost(
   });
 }
 
-/** Polls until `check` returns a value, or fails with the last observation after `timeoutMs`. */
-export function eventually<T>(
-  what: string | (() => string),
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 20_000,
-): Promise<T> {
-  return waitFor(what, check, timeoutMs);
-}
-
 /** A `haptic` child process with its output collected. */
 export interface HapticProcess {
   readonly child: ChildProcess;

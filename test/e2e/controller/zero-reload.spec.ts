@@ -1,23 +1,24 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startHttpEcho, type RunningEcho } from '#testbed/echo';
-import { KubeSim, type KubeObject } from '#testbed/kube-sim';
-import {
-  cliCommand,
-  dataplaneCredentialsSecret,
-  describeForMajors,
-  parseMasterShowProc,
-  registerAgentPod,
-} from '#testbed/testing';
-import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import type { RunningEcho } from '#testbed/echo';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
+import { waitFor } from '#testbed/stack';
+import { cliCommand, describeForMajors, parseMasterShowProc } from '#testbed/testing';
+import type { RunningAgent } from '../../../apps/agent/src/index.js';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import { runNode } from '../ingress-library/library.js';
-import { eventually, freePort, getWithHost, haptic, root, type HapticProcess } from './support.js';
+import {
+  runController,
+  serviceWithEndpoint,
+  startBed,
+  templateConfig,
+  type Bed,
+} from '../support/bed.js';
+import { freePort, getWithHost, type HapticProcess } from './support.js';
 
 // DESIGN.md §6 with the Ingress library and `haptic run`: new hosts on existing Services, endpoint
 // changes (past the server slots too), certificate rotations and a controller restart cause no
@@ -99,6 +100,7 @@ function summary(ms: readonly number[]): string {
 }
 
 describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run', () => {
+  let bed: Bed;
   let sim: KubeSim;
   let agent: RunningAgent;
   let echo: RunningEcho;
@@ -110,7 +112,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
   const put = (o: KubeObject) => sim.apply(o);
   // the master's socket is closed for a moment while it re-executes on a reload: retried
   const reloads = () =>
-    eventually(
+    waitFor(
       'HAProxy master to answer show proc',
       async () =>
         parseMasterShowProc(
@@ -120,34 +122,20 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
   const serversState = () =>
     cliCommand(join(agent.configDir, 'run', 'admin.sock'), 'show servers state');
   const startController = () =>
-    haptic([
-      'run',
-      '--kubeconfig',
-      sim.kubeconfigPath,
-      '-n',
-      'haptic',
-      '-c',
-      'haptic',
-      '--address',
-      '127.0.0.1',
-      '--health-port',
-      '0',
-      '--metrics-port',
-      '0',
-      '--log-level',
-      process.env['ZERO_RELOAD_LOG'] ?? 'warn',
-      '--identity',
-      'zero-reload',
-    ]);
+    runController({
+      kubeconfig: sim.kubeconfigPath,
+      identity: 'zero-reload',
+      logLevel: process.env['ZERO_RELOAD_LOG'] ?? 'warn',
+    });
   const metricsOf = async (c: HapticProcess) => {
-    const port = await eventually('the metrics port', () => {
+    const port = await waitFor('the metrics port', () => {
       const m = /"metricsPort":(\d+)/.exec(c.output());
       return m ? Number(m[1]) : undefined;
     });
     return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   };
   const served = (host: string) =>
-    eventually(
+    waitFor(
       `${host} to be served`,
       async () =>
         (await getWithHost(HAPROXY_IP, httpPort, host)).status === 200 ? true : undefined,
@@ -155,8 +143,14 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
     );
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'haptic-zero-reload-'));
-    writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
+    bed = await startBed({
+      prefix: 'haptic-zero-reload-',
+      agents: [HAPROXY_IP],
+      echo: { address: ECHO_IP, context: { namespace: NS } },
+      namespaces: [NS],
+    });
+    ({ sim, echo, dir } = bed);
+    agent = bed.agents[0]!;
     const libFile = join(dir, 'lib.yaml');
     const assembled = await runNode([
       'scripts/assemble-library.mjs',
@@ -166,30 +160,8 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
     ]);
     expect(assembled.code).toBe(0);
     const library = parse(readFileSync(libFile, 'utf8')) as { spec: Record<string, unknown> };
-    sim = await KubeSim.start({
-      port: 0,
-      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
-    });
-    echo = await startHttpEcho({
-      mode: 'http',
-      address: ECHO_IP,
-      httpPort: 0,
-      httpsPort: 0,
-      context: { namespace: NS, ingress: '', service: 'web', pod: 'web-0' },
-    });
-    agent = await startAgent({
-      configDir: join(dir, 'haproxy'),
-      port: 0,
-      address: HAPROXY_IP,
-      credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
-      reloadDelayMs: 20,
-      haproxyBin: process.env['HAPTIC_HAPROXY_BIN']!, // set by the matrix for this major
-    });
     httpPort = await freePort(HAPROXY_IP);
     httpsPort = await freePort(HAPROXY_IP);
-    for (const name of ['haptic', NS])
-      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
     await put({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'IngressClass',
@@ -201,7 +173,6 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       ...tlsSecret('default-tls', fallback),
       metadata: { namespace: 'haptic', name: 'default-tls' },
     });
-    await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
     const spec = structuredClone(library.spec) as Record<string, Record<string, unknown>>;
     const settings = spec['templatingSettings']!;
     settings['extraContext'] = {
@@ -211,38 +182,13 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       stats_port: await freePort(HAPROXY_IP),
       default_certificate: 'haptic/default-tls',
     };
+    await put(templateConfig(agent.port, spec));
+    for (const o of serviceWithEndpoint(NS, 'web', ECHO_IP, echo.listeners[0]!.port)) await put(o);
     await put({
-      apiVersion: 'haproxy-haptic.org/v1alpha1',
-      kind: 'HAProxyTemplateConfig',
-      metadata: { namespace: 'haptic', name: 'haptic' },
-      spec: {
-        ...spec,
-        credentialsSecretRef: { name: 'dp-creds' },
-        podSelector: { matchLabels: { app: 'haproxy' } },
-        controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
-        dataplane: {
-          port: agent.port,
-          minDeploymentInterval: '50ms',
-          mapsDir: 'maps',
-          sslCertsDir: 'ssl',
-          generalStorageDir: 'general',
-        },
-      },
-    });
-    for (const svc of ['web', 'churn'])
-      await put({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { namespace: NS, name: svc },
-        spec: { ports: [{ name: 'http', port: 80 }] },
-      });
-    await put({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { namespace: NS, name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [ECHO_IP], conditions: { ready: true } }],
-      ports: [{ name: 'http', port: echo.listeners[0]!.port }],
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace: NS, name: 'churn' },
+      spec: { ports: [{ name: 'http', port: 80 }] },
     });
     await put(churnSlice(0));
     await put(tlsSecret('site-tls', makeCertificate('secure.example')));
@@ -263,21 +209,14 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
     });
     controller = startController();
     await served('base.example');
-    await eventually('the controller to settle', async () => {
+    await waitFor('the controller to settle', async () => {
       const state = await serversState();
       return churnAddresses(0).every((a) => state.includes(` ${a} `)) ? true : undefined;
     });
   }, 180_000);
 
   afterAll(async () => {
-    if (controller && controller.child.exitCode === null) {
-      controller.child.kill('SIGKILL');
-      await controller.exited;
-    }
-    await agent?.close();
-    await echo?.close();
-    await sim?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await bed?.stop([controller]);
   });
 
   it(
@@ -295,7 +234,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
         const gone = churnAddresses(i - 1).filter((a) => !want.includes(a));
         const t0 = performance.now();
         await put(churnSlice(i));
-        await eventually(
+        await waitFor(
           `endpoint set ${i} in HAProxy`,
           async () => {
             const state = await serversState();
@@ -311,7 +250,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
         const fp = pemFingerprint(c.cert);
         const t0 = performance.now();
         await put(tlsSecret('site-tls', c));
-        await eventually(
+        await waitFor(
           `rotation ${i} to be served`,
           async () =>
             (await servedFingerprint(httpsPort, 'secure.example')) === fp ? true : undefined,
@@ -348,7 +287,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
     expect(await controller.exited).toEqual({ code: 0, signal: null });
     controller = startController();
     // the new controller has deployed once it reports a deployment for the pod
-    const body = await eventually(
+    const body = await waitFor(
       'the restarted controller to deploy',
       async () => {
         const m = await metricsOf(controller);
@@ -382,7 +321,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       fetch(`${agent.url}/v3/info`, {
         headers: { authorization: `Basic ${b64(`admin:${pw}`)}` },
       }).then((r) => r.status);
-    await eventually('the agent to refuse the old password', async () =>
+    await waitFor('the agent to refuse the old password', async () =>
       (await info('pw-1')) === 401 ? true : undefined,
     );
     expect(await info('pw-2')).toBe(200);

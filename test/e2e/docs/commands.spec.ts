@@ -1,3 +1,4 @@
+import { waitFor } from '#testbed/stack';
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -14,7 +15,6 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeSim } from '#testbed/kube-sim';
-import { eventually } from '../controller/support.js';
 import { docCommands, sh, substitute, type DocCommand } from './doc-commands.js';
 
 // Every shell command the documentation shows (README.md and docs/**: each line of a sh, bash,
@@ -178,7 +178,7 @@ describe('every command example in the documentation runs', () => {
         child.once('exit', (code, signal) => r(code === null ? `${signal}` : `${code}`)),
       );
       try {
-        const port = await eventually(
+        const port = await waitFor(
           `${where(c)} to listen`,
           () => {
             if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${output}`);
@@ -191,7 +191,7 @@ describe('every command example in the documentation runs', () => {
       } finally {
         process.kill(-child.pid!, 'SIGINT');
       }
-      await eventually(
+      await waitFor(
         `every process of ${where(c)} to end`,
         () => (processesNaming(sim.kubeconfigPath).length === 0 ? true : undefined),
         30_000,

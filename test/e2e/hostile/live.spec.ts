@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpEcho, type RunningEcho } from '#testbed/echo';
+import type { RunningEcho } from '#testbed/echo';
 import { parseServersState } from '#haproxy-config';
-import { KubeSim, type KubeObject } from '#testbed/kube-sim';
-import { putStatus } from '#testbed/testing';
-import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
+import { waitFor } from '#testbed/stack';
+import type { RunningAgent } from '../../../apps/agent/src/index.js';
 import { answerProblems, expectedAnswer, requestTo } from '../../hostile/answers.js';
 import { quarantinedIndexes } from '../../hostile/classify.js';
 import { cliCommands } from '../../hostile/cli-split.js';
@@ -15,15 +12,8 @@ import { buildCorpus, type HostileCase } from '../../hostile/corpus.js';
 import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';
 import { baseObjects, type Obj } from '../../hostile/objects.js';
 import { makePki, type Pki } from '../../hostile/pki.js';
-import {
-  eventually,
-  freePort,
-  getWithHost,
-  haptic,
-  root,
-  printedPort,
-  type HapticProcess,
-} from '../controller/support.js';
+import { freePort, getWithHost, printedPort, type HapticProcess } from '../controller/support.js';
+import { runController, startBed, templateConfig, type Bed } from '../support/bed.js';
 
 // Leg "live, webhook off": hostile objects go through kube-sim (where kube-sim refuses one, as a
 // real API server would, it is counted as refused there and then stored unchecked, to prove the
@@ -65,7 +55,6 @@ const SAMPLE = [
   'certificate/key-mismatch',
   'certificate/lines-after-pem',
 ];
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 const refOf = (o: { namespace?: string | undefined; name: string }) =>
   `${o.namespace ?? ''}/${o.name}`;
 
@@ -84,7 +73,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
   let renderer: LibraryRenderer;
   let base: Obj[];
   let cases: HostileCase[];
-  let dir: string;
+  let bed: Bed;
   let http: number;
   let health: number;
   const agentLog: string[] = [];
@@ -98,40 +87,18 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
     (await (await fetch(`http://127.0.0.1:${health}/debug/${path}`)).json()) as T;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'haptic-hostile-live-'));
-    writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
     pki = makePki();
-    sim = await KubeSim.start({
-      port: 0,
-      manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
+    bed = await startBed({
+      prefix: 'haptic-hostile-live-',
+      agents: [HAPROXY_IP],
+      echo: { address: ECHO_IP, context: { service: 'echo', pod: 'echo-0' } },
+      agent: { log: (line) => agentLog.push(line) },
     });
-    echo = await startHttpEcho({
-      mode: 'http',
-      address: ECHO_IP,
-      httpPort: 0,
-      httpsPort: 0,
-      context: { namespace: 'apps', ingress: '', service: 'echo', pod: 'echo-0' },
-    });
+    ({ sim, echo } = bed);
+    agent = bed.agents[0]!;
     const backend = { ip: ECHO_IP, port: echo.listeners[0]!.port };
-    agent = await startAgent({
-      configDir: join(dir, 'haproxy'),
-      port: 0,
-      address: HAPROXY_IP,
-      credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
-      reloadDelayMs: 20,
-      log: (line) => agentLog.push(line),
-    });
     http = await freePort(HAPROXY_IP);
     const [https, stats] = [await freePort(HAPROXY_IP), await freePort(HAPROXY_IP)];
-    for (const name of ['haptic', 'apps'])
-      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { namespace: 'haptic', name: 'dp-creds' },
-      data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
-    });
-    await addPod(sim, agent.port);
     const library = corpusLibrary();
     renderer = new LibraryRenderer(library.config);
     const resource = parse(library.text) as { spec: Record<string, unknown> };
@@ -140,35 +107,14 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
     const extra = (spec['templatingSettings'] as { extraContext: Record<string, unknown> })
       .extraContext;
     Object.assign(extra, { http_port: http, https_port: https, stats_port: stats });
-    await put({
-      ...resource,
-      metadata: { namespace: 'haptic', name: 'haptic' },
-      spec: {
-        ...spec,
-        credentialsSecretRef: { name: 'dp-creds' },
-        podSelector: { matchLabels: { app: 'haproxy' } },
-        controller: { reconcile: { debounce: '20ms', maxDelay: '200ms' } },
-        dataplane: {
-          port: agent.port,
-          minDeploymentInterval: '50ms',
-          mapsDir: 'maps',
-          sslCertsDir: 'ssl',
-          generalStorageDir: 'general',
-        },
-      },
-    });
+    await put(templateConfig(agent.port, spec));
     base = baseObjects(pki, backend);
     for (const o of base) await put(o);
     const all = buildCorpus(pki, backend);
     cases = all.filter((c) => (ONLY ? ONLY.includes(c.id) : FULL || SAMPLE.includes(c.id)));
-    controller = haptic([
-      'run',
-      ...['--kubeconfig', sim.kubeconfigPath, '-n', 'haptic', '-c', 'haptic'],
-      ...['--address', '127.0.0.1', '--health-port', '0', '--metrics-port', '0'],
-      ...['--log-level', 'warn', '--identity', 'hostile'],
-    ]);
+    controller = runController({ kubeconfig: sim.kubeconfigPath, identity: 'hostile' });
     health = await printedPort(controller);
-    await eventually(
+    await waitFor(
       'good.example.com to be served',
       async () => ((await via('good.example.com')).status === 200 ? true : undefined),
       60_000,
@@ -176,14 +122,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
   }, 180_000);
 
   afterAll(async () => {
-    if (controller && controller.child.exitCode === null) {
-      controller.child.kill('SIGKILL');
-      await controller.exited;
-    }
-    await agent?.close();
-    await echo?.close();
-    await sim?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await bed?.stop([controller]);
   });
 
   /** Map keys HAProxy holds now, per map file name (`show map`, then `show map <file>`). */
@@ -239,17 +178,17 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
     const want = expectedMaps([...base, ...served]);
     if (left.size > 0) {
       const names = [...left].map((k) => refOf(c.objects[k]!.metadata)).sort();
-      await eventually(`${c.id}: quarantined`, async () => {
+      await waitFor(`${c.id}: quarantined`, async () => {
         const q = await debug<{ objects: { namespace?: string; name: string }[] }>('quarantine');
         const listed = q.objects.map(refOf).sort();
         return JSON.stringify(listed) === JSON.stringify(names) ? true : undefined;
       });
       // the log line reaches this process through a pipe: it may come after /debug has it
-      await eventually(`${c.id}: the quarantine logged`, () =>
+      await waitFor(`${c.id}: the quarantine logged`, () =>
         Promise.resolve(controller.output().includes('quarantined ') ? true : undefined),
       );
     }
-    await eventually(`${c.id}: show map holds exactly the expected entries`, () => mapsEqual(want));
+    await waitFor(`${c.id}: show map holds exactly the expected entries`, () => mapsEqual(want));
     if (left.size === 0) requested += await checkAnswers(c);
     // Everything else keeps being served (real requests).
     expect((await via('good.example.com')).status, c.id).toBe(200);
@@ -257,7 +196,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
     await checkServers(c.id);
     checkRuntimeLog(c.id, agentLog.slice(logFrom));
     for (const o of [...c.objects].reverse()) sim.removeUnchecked(o);
-    await eventually(`${c.id}: removed`, () => mapsEqual(expectedMaps(base)));
+    await waitFor(`${c.id}: removed`, () => mapsEqual(expectedMaps(base)));
     return { id: c.id, refusedByApi, verdict: left.size > 0 ? 'quarantined' : 'served-safely' };
   }
 
@@ -271,7 +210,7 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
       if (o.kind !== 'Ingress') continue;
       const want = expectedAnswer(o);
       let last: string[] = [];
-      await eventually(`${c.id}: ${want.host} answers as its fields say`, async () => {
+      await waitFor(`${c.id}: ${want.host} answers as its fields say`, async () => {
         last = answerProblems(want, await requestTo(HAPROXY_IP, http, want.host, want.path));
         return last.length === 0 ? true : undefined;
       }).catch((e: unknown) => {
@@ -332,18 +271,3 @@ describe('the hostile-input corpus through the live path (webhook off)', () => {
 });
 
 /** A Pod for the agent, ready, so the controller discovers it. */
-async function addPod(sim: KubeSim, port: number): Promise<void> {
-  await sim.apply({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { namespace: 'haptic', name: 'haproxy-0', labels: { app: 'haproxy' } },
-    spec: {
-      containers: [{ name: 'dataplane', image: 'haptic', ports: [{ containerPort: port }] }],
-    },
-  });
-  await putStatus(`${sim.url}/api/v1/namespaces/haptic/pods/haproxy-0`, {
-    phase: 'Running',
-    podIP: HAPROXY_IP,
-    containerStatuses: [{ name: 'dataplane', ready: true }],
-  });
-}

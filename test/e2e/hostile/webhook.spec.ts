@@ -1,3 +1,4 @@
+import { waitFor } from '#testbed/stack';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { buildCorpus, sampleOf, type HostileCase } from '../../hostile/corpus.js
 import { corpusLibrary, LibraryRenderer } from '../../hostile/library.js';
 import { baseObjects, type Obj } from '../../hostile/objects.js';
 import { makePki } from '../../hostile/pki.js';
-import { eventually, haptic, root, type HapticProcess } from '../controller/support.js';
+import { haptic, root, type HapticProcess } from '../controller/support.js';
 
 // Leg "admission webhook": each case's objects written through kube-sim's real admission path
 // (API validation first, as a real API server does, then a ValidatingWebhookConfiguration that
@@ -121,7 +122,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       ...['--webhook-port', '0', '--webhook-cert-dir', join(dir, 'tls')],
       ...['--log-level', 'warn', '--identity', 'hostile-webhook'],
     ]);
-    const webhookPort = await eventually(
+    const webhookPort = await waitFor(
       'the controller to print its ports',
       () => {
         const m = /"webhookPort":(\d+)/.exec(controller.output());
@@ -164,7 +165,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
     // the config is in force once a harmless write gets a dry run (`allowed`, not `skipped`)
     const metrics = Number(/"metricsPort":(\d+)/.exec(controller.output())![1]);
     let probe = 0;
-    await eventually(
+    await waitFor(
       'the webhook to review with the config in force',
       async () => {
         await put({
@@ -218,7 +219,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       const left = quarantinedIndexes(c.objects, inProcess);
       if (left.size > 0) {
         const names = [...left].map((k) => refOf(c.objects[k]!.metadata)).sort();
-        await eventually(`${c.id}: allowed, then quarantined by the controller`, async () =>
+        await waitFor(`${c.id}: allowed, then quarantined by the controller`, async () =>
           JSON.stringify(await debugQuarantine()) === JSON.stringify(names) ? true : undefined,
         );
         outcome = { kind: 'quarantined', objects: names };
@@ -238,7 +239,7 @@ describe('the hostile-input corpus through the admission webhook', () => {
       }
     }
     for (const o of [...stored].reverse()) sim.removeUnchecked(o);
-    await eventually(`${c.id}: removed`, async () =>
+    await waitFor(`${c.id}: removed`, async () =>
       (await debugQuarantine()).length === 0 ? true : undefined,
     );
     return outcome;

@@ -112,3 +112,33 @@ export function changedFiles(
 export function tempBase(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'haptic-ingress-lib-'));
 }
+
+/**
+ * The haproxy.cfg `library` (assembled without its tests) renders over `objects`, with `extra`
+ * merged into its extraContext and its maps, certificates and files in a tree under `base`:
+ * the start the traffic specs share before a real HAProxy runs it.
+ */
+export async function renderLibraryConfig(
+  base: string,
+  library: string,
+  extra: Record<string, unknown>,
+  objects: readonly object[],
+): Promise<string> {
+  const out = await mkdtemp(join(base, 'tree-'));
+  const config = await assembleLibrary(
+    await mkdtemp(join(base, 'cfg-')),
+    (r) => {
+      const context = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
+        .extraContext;
+      Object.assign(context, extra);
+      r.spec['dataplane'] = {
+        mapsDir: join(out, 'maps'),
+        sslCertsDir: join(out, 'ssl'),
+        generalStorageDir: join(out, 'files'),
+      };
+    },
+    library,
+  );
+  const tree = await renderTree(base, config, await writeManifests(base, objects), out);
+  return tree.get('haproxy.cfg') ?? '';
+}

@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
-import { assembleLibrary, renderTree, tempBase, writeManifests } from './library.js';
+import { renderLibraryConfig, tempBase } from './library.js';
 
 // PROXY protocol through a real HAProxy running the Ingress library's render with
 // proxy_protocol on: 127.0.0.1 is the trusted source (the load balancer), 127.0.0.2 an
@@ -113,26 +112,16 @@ describeForMajors(['3.0'], 'PROXY protocol through HAProxy (Ingress library)', (
     base = await tempBase();
     echo = await startEcho();
     const tls = makeCertificate('app.example.com');
-    const out = await mkdtemp(join(base, 'tree-'));
     [http, https] = [await freePort(), await freePort()];
     const stats = await freePort();
-    const config = await assembleLibrary(await mkdtemp(join(base, 'cfg-')), (r) => {
-      const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-        .extraContext;
-      Object.assign(extra, {
-        http_port: http,
-        https_port: https,
-        stats_port: stats,
-        default_certificate: `${NS}/tls`,
-        proxy_protocol: true,
-        proxy_protocol_trusted: [`${TRUSTED}/32`],
-      });
-      r.spec['dataplane'] = {
-        mapsDir: join(out, 'maps'),
-        sslCertsDir: join(out, 'ssl'),
-        generalStorageDir: join(out, 'files'),
-      };
-    });
+    const extra = {
+      http_port: http,
+      https_port: https,
+      stats_port: stats,
+      default_certificate: `${NS}/tls`,
+      proxy_protocol: true,
+      proxy_protocol_trusted: [`${TRUSTED}/32`],
+    };
     const objects = [
       {
         apiVersion: 'networking.k8s.io/v1',
@@ -175,8 +164,7 @@ describeForMajors(['3.0'], 'PROXY protocol through HAProxy (Ingress library)', (
         },
       },
     ];
-    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
-    const cfg = tree.get('haproxy.cfg') ?? '';
+    const cfg = await renderLibraryConfig(base, 'ingress', extra, objects);
     expect(cfg).toContain(`tcp-request connection expect-proxy layer4 if { src ${TRUSTED}/32 }`);
     haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
   }, 180_000);

@@ -1,17 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
-import {
-  assembleLibrary,
-  renderTree,
-  tempBase,
-  writeManifests,
-} from '../ingress-library/library.js';
+import { renderLibraryConfig, tempBase } from '../ingress-library/library.js';
 
 // ingress-nginx annotations honoured by the ingress-nginx library, judged as ingress-nginx's own
 // e2e tests judge them: real requests through a real HAProxy running the library's render,
@@ -118,23 +112,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx annotations through HAProxy', (
     echo = await startEcho();
     const tls = makeCertificate('foo.bar.com');
     ca = tls.cert;
-    const out = await mkdtemp(join(base, 'tree-'));
     [http, https] = [await freePort(), await freePort()];
     const stats = await freePort();
-    const config = await assembleLibrary(
-      await mkdtemp(join(base, 'cfg-')),
-      (r) => {
-        const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-          .extraContext;
-        Object.assign(extra, { http_port: http, https_port: https, stats_port: stats });
-        r.spec['dataplane'] = {
-          mapsDir: join(out, 'maps'),
-          sslCertsDir: join(out, 'ssl'),
-          generalStorageDir: join(out, 'files'),
-        };
-      },
-      'ingress-nginx',
-    );
+    const extra = { http_port: http, https_port: https, stats_port: stats };
     const objects = [
       {
         apiVersion: 'networking.k8s.io/v1',
@@ -228,8 +208,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx annotations through HAProxy', (
         },
       ),
     ];
-    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
-    const cfg = tree.get('haproxy.cfg') ?? '';
+    const cfg = await renderLibraryConfig(base, 'ingress-nginx', extra, objects);
     haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
   }, 120_000);
 

@@ -1,18 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { request, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
-import {
-  assembleLibrary,
-  renderTree,
-  tempBase,
-  writeManifests,
-} from '../ingress-library/library.js';
+import { renderLibraryConfig, tempBase } from '../ingress-library/library.js';
 
 // Backend TLS of the ingress-nginx library (proxy-ssl-*), judged on real traffic: HAProxy runs
 // the library's render and proxies to HTTPS upstreams on loopback — one that any client may
@@ -157,23 +151,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx backend TLS through HAProxy', (
     base = await tempBase();
     open = await startUpstream(upstream);
     mutual = await startUpstream(upstream, client.cert);
-    const out = await mkdtemp(join(base, 'tree-'));
     [http] = [await freePort()];
     const [https, stats] = [await freePort(), await freePort()];
-    const config = await assembleLibrary(
-      await mkdtemp(join(base, 'cfg-')),
-      (r) => {
-        const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-          .extraContext;
-        Object.assign(extra, { http_port: http, https_port: https, stats_port: stats });
-        r.spec['dataplane'] = {
-          mapsDir: join(out, 'maps'),
-          sslCertsDir: join(out, 'ssl'),
-          generalStorageDir: join(out, 'files'),
-        };
-      },
-      'ingress-nginx',
-    );
+    const extra = { http_port: http, https_port: https, stats_port: stats };
     const port = (s: Server) => (s.address() as AddressInfo).port;
     const objects = [
       {
@@ -199,8 +179,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx backend TLS through HAProxy', (
       ingress('mtls-no-cert', 'mutual', verified('right-ca')),
       ingress('missing', 'open', verified('no-such-secret')),
     ];
-    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
-    cfg = tree.get('haproxy.cfg') ?? '';
+    cfg = await renderLibraryConfig(base, 'ingress-nginx', extra, objects);
     haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
   }, 120_000);
 

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -9,12 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  assembleLibrary,
-  renderTree,
-  tempBase,
-  writeManifests,
-} from '../ingress-library/library.js';
+import { renderLibraryConfig, tempBase } from '../ingress-library/library.js';
 
 // Client certificates (auth-tls-*) of the ingress-nginx library, judged as ingress-nginx's
 // authtls e2e test judges them: real TLS handshakes through a real HAProxy running the library's
@@ -205,26 +200,10 @@ describeForMajors(
       base = await tempBase();
       echo = await startEcho();
       pki = makePki();
-      const out = await mkdtemp(join(base, 'tree-'));
       const [http, stats] = [await freePort(), await freePort()];
       https = await freePort();
-      const config = await assembleLibrary(
-        await mkdtemp(join(base, 'cfg-')),
-        (r) => {
-          const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-            .extraContext;
-          Object.assign(extra, { http_port: http, https_port: https, stats_port: stats });
-          r.spec['dataplane'] = {
-            mapsDir: join(out, 'maps'),
-            sslCertsDir: join(out, 'ssl'),
-            generalStorageDir: join(out, 'files'),
-          };
-        },
-        'ingress-nginx',
-      );
-      const manifests = await writeManifests(base, objects(pki, echo.port));
-      const tree = await renderTree(base, config, manifests, out);
-      const cfg = tree.get('haproxy.cfg') ?? '';
+      const extra = { http_port: http, https_port: https, stats_port: stats };
+      const cfg = await renderLibraryConfig(base, 'ingress-nginx', extra, objects(pki, echo.port));
       haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
     }, 120_000);
 

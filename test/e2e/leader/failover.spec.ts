@@ -1,6 +1,6 @@
+import { waitFor } from '#testbed/stack';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeForMajors } from '#testbed/testing';
-import { eventually } from '../controller/support.js';
 import { LEASE, LeaderBed, ms, type Replica } from './pair.js';
 
 const LD = LEASE.leaseDuration * 1000;
@@ -44,7 +44,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
     await bed.addHost('h0.example.com');
     await bed.served('h0.example.com');
     standby = await bed.startReplica();
-    await eventually(
+    await waitFor(
       `${standby.name} to run as standby`,
       async () => {
         const s = await standby.leaderStatus();
@@ -87,7 +87,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
         `${firstNew.at - killedAt} ms after the kill`,
     );
     [leader, standby] = [standby, await bed.startReplica()];
-    await eventually(
+    await waitFor(
       `${standby.name} to run as standby`,
       async () => {
         const s = await standby.leaderStatus();
@@ -117,7 +117,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
         `${ms(taken.acquireTime) - ms(released.renewTime)} ms after the release (retryPeriod ${LEASE.retryPeriod * 1000} ms)`,
     );
     [leader, standby] = [standby, await bed.startReplica()];
-    await eventually(
+    await waitFor(
       `${standby.name} to run as standby`,
       async () => {
         const s = await standby.leaderStatus();
@@ -134,7 +134,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
     const cutAt = Date.now();
     const cut = bed.sim.faults.cutOff({ token: leader.token, mode: 'hang' });
     await bed.addHost('h4.example.com'); // the cut-off leader cannot see it
-    await eventually(
+    await waitFor(
       `${leader.name} to step down`,
       async () => {
         const s = await leader.leaderStatus();
@@ -153,7 +153,7 @@ describeForMajors(['3.0'], 'leader election end to end: two haptic run replicas'
     expect(oldWrites.at(-1)!.at).toBeLessThan(newWrites[0]!.at);
     // back on the API, the old leader sees the new holder and stays a standby: it writes nothing
     bed.sim.faults.restore(cut);
-    await eventually(
+    await waitFor(
       `${leader.name} to see ${standby.name} lead`,
       async () => {
         const s = await leader.leaderStatus();

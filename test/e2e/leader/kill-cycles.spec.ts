@@ -1,6 +1,6 @@
+import { waitFor } from '#testbed/stack';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeForMajors } from '#testbed/testing';
-import { eventually } from '../controller/support.js';
 import { LEASE, LeaderBed, ms, type Replica } from './pair.js';
 
 /** `npm test` runs 3 cycles; `npm run test:leader-cycles` runs 20 (LEADER_CYCLES). */
@@ -32,7 +32,7 @@ describeForMajors(['3.0'], `leader failover: ${CYCLES} kill -9 cycles`, (haproxy
 
   async function newStandby(): Promise<Replica> {
     const r = await bed.startReplica();
-    await eventually(
+    await waitFor(
       `${r.name} to run as standby`,
       async () => {
         const s = await r.leaderStatus();
@@ -62,7 +62,7 @@ describeForMajors(['3.0'], `leader failover: ${CYCLES} kill -9 cycles`, (haproxy
     results = ['applied', 'unchanged'],
     than = [0, 0],
   ): Promise<void> {
-    await eventually(
+    await waitFor(
       `${r.name} to have finished a deployment to every pod`,
       async () => {
         const now = await deployments(r, results);

@@ -1,23 +1,17 @@
-import { createServer } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHttpEcho, type RunningEcho } from '#testbed/echo';
-import { KubeSim, type KubeObject } from '#testbed/kube-sim';
-import { cliCommand, ingressObject, parseMasterShowProc, registerAgentPod } from '#testbed/testing';
+import type { RunningEcho } from '#testbed/echo';
+import type { KubeObject, KubeSim } from '#testbed/kube-sim';
+import { cliCommand, ingressObject, parseMasterShowProc } from '#testbed/testing';
+import type { RunningAgent, RequestLogEntry } from '../../../apps/agent/src/index.js';
+import { waitFor } from '#testbed/stack';
+import { getWithHost, type HapticProcess } from '../controller/support.js';
 import {
-  startAgent,
-  type RunningAgent,
-  type RequestLogEntry,
-} from '../../../apps/agent/src/index.js';
-import {
-  eventually,
-  freePort,
-  getWithHost,
-  haptic,
-  root,
-  type HapticProcess,
-} from '../controller/support.js';
+  portFreeOnAll,
+  runController,
+  startBed,
+  templateConfig,
+  type Bed,
+} from '../support/bed.js';
 
 /** Short lease timings for the tests (production defaults are 15s/10s/2s). */
 export const LEASE = { leaseDuration: 4, renewDeadline: 3, retryPeriod: 0.5 } as const;
@@ -42,17 +36,6 @@ const HOSTS_MAP = `{%- for ing in resources.ingresses %}{% for rule in ing.spec.
 {{ rule.host }} be_web
 {%- endfor %}{% endfor %}
 `;
-
-/** Whether `port` can be bound on `address` right now. */
-export function freeOn(address: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, address, () => s.close(() => resolve(true)));
-  });
-}
-
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 /** One Lease write as the test's watch saw it. */
 export interface LeaseEvent {
@@ -82,108 +65,63 @@ export class LeaderBed {
   private counter = 0;
 
   private constructor(
-    readonly dir: string,
-    readonly sim: KubeSim,
-    readonly agents: RunningAgent[],
-    readonly echo: RunningEcho,
+    private readonly bed: Bed,
     readonly httpPort: number,
-    private readonly haproxyBin: string,
   ) {}
 
-  static async start(haproxyBin: string): Promise<LeaderBed> {
-    const dir = mkdtempSync(join(tmpdir(), 'haptic-leader-'));
-    writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
-    const sim = await KubeSim.start({
-      port: 0,
-      manifests: [join(root, 'test/fixtures/crds/haproxytemplateconfigs.yaml')],
-    });
-    const echo = await startHttpEcho({
-      mode: 'http',
-      address: '127.0.0.83',
-      httpPort: 0,
-      httpsPort: 0,
-      context: { namespace: 'apps', ingress: '', service: 'web', pod: 'web-0' },
-    });
-    const addresses = ['127.0.0.81', '127.0.0.82'];
-    // the config names one Dataplane port for every pod: both agents listen on the same port
-    const agents: RunningAgent[] = [];
-    let port = 0;
-    for (const [i, address] of addresses.entries()) {
-      const agent = await startAgent({
-        configDir: join(dir, `haproxy-${i}`),
-        port,
-        address,
-        credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
-        reloadDelayMs: 20,
-        haproxyBin,
-      });
-      port = agent.port;
-      agents.push(agent);
-    }
-    let httpPort = await freePort(addresses[0]);
-    while (!(await freeOn(addresses[1]!, httpPort))) httpPort = await freePort(addresses[0]);
-    const bed = new LeaderBed(dir, sim, agents, echo, httpPort, haproxyBin);
-    await bed.seed();
-    bed.watchLeases();
-    return bed;
+  get dir(): string {
+    return this.bed.dir;
+  }
+  get sim(): KubeSim {
+    return this.bed.sim;
+  }
+  get agents(): RunningAgent[] {
+    return this.bed.agents;
+  }
+  get echo(): RunningEcho {
+    return this.bed.echo;
   }
 
-  private async seed(): Promise<void> {
-    const put = (o: Record<string, unknown>) => this.sim.apply(o as unknown as KubeObject);
-    for (const name of ['haptic', 'apps'])
-      await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await put({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { namespace: 'haptic', name: 'dp-creds' },
-      data: { dataplane_username: b64('admin'), dataplane_password: b64('pw-1') },
+  static async start(haproxyBin: string): Promise<LeaderBed> {
+    const bed = await startBed({
+      prefix: 'haptic-leader-',
+      manifests: ['test/fixtures/crds/haproxytemplateconfigs.yaml'],
+      echo: { address: '127.0.0.83' },
+      agents: ['127.0.0.81', '127.0.0.82'],
+      samePort: true,
+      agent: { haproxyBin },
     });
-    for (const [i, agent] of this.agents.entries()) {
-      await registerAgentPod(this.sim, {
-        name: `haproxy-${i}`,
-        address: agent.address,
-        port: agent.port,
-      });
-    }
-    await put({
-      apiVersion: 'haproxy-haptic.org/v1alpha1',
-      kind: 'HAProxyTemplateConfig',
-      metadata: { namespace: 'haptic', name: 'haptic' },
-      spec: {
-        credentialsSecretRef: { name: 'dp-creds' },
-        podSelector: { matchLabels: { app: 'haproxy' } },
-        controller: {
-          leaderElection: {
-            leaseDuration: `${LEASE.leaseDuration}s`,
-            renewDeadline: `${LEASE.renewDeadline}s`,
-            retryPeriod: `${LEASE.retryPeriod * 1000}ms`,
-          },
-          reconcile: { debounce: '20ms', maxDelay: '200ms' },
+    const leader = new LeaderBed(bed, await portFreeOnAll(['127.0.0.81', '127.0.0.82']));
+    await bed.put(leader.config());
+    leader.watchLeases();
+    return leader;
+  }
+
+  /** The HAProxyTemplateConfig: short leases, every Ingress host routed to the echo backend. */
+  private config(): KubeObject {
+    const leaderElection = {
+      leaseDuration: `${LEASE.leaseDuration}s`,
+      renewDeadline: `${LEASE.renewDeadline}s`,
+      retryPeriod: `${LEASE.retryPeriod * 1000}ms`,
+    };
+    const spec = {
+      templatingSettings: {
+        extraContext: {
+          http_port: this.httpPort,
+          echo: `127.0.0.83:${this.echo.listeners[0]!.port}`,
         },
-        dataplane: {
-          port: this.agents[0]!.port,
-          minDeploymentInterval: '50ms',
-          mapsDir: 'maps',
-          sslCertsDir: 'ssl',
-          generalStorageDir: 'general',
-        },
-        templatingSettings: {
-          extraContext: {
-            http_port: this.httpPort,
-            echo: `127.0.0.83:${this.echo.listeners[0]!.port}`,
-          },
-        },
-        watchedResources: {
-          ingresses: {
-            apiVersion: 'networking.k8s.io/v1',
-            resources: 'ingresses',
-            indexBy: ['metadata.namespace', 'metadata.name'],
-          },
-        },
-        maps: { 'hosts.map': { template: HOSTS_MAP } },
-        haproxyConfig: { template: HAPROXY_CFG },
       },
-    });
+      watchedResources: {
+        ingresses: {
+          apiVersion: 'networking.k8s.io/v1',
+          resources: 'ingresses',
+          indexBy: ['metadata.namespace', 'metadata.name'],
+        },
+      },
+      maps: { 'hosts.map': { template: HOSTS_MAP } },
+      haproxyConfig: { template: HAPROXY_CFG },
+    };
+    return templateConfig(this.agents[0]!.port, spec, { leaderElection });
   }
 
   /** Records every write of the Lease, as a watch from the test sees it. */
@@ -237,7 +175,7 @@ export class LeaderBed {
     } catch {
       process.kill(pid, 'SIGKILL');
     }
-    await eventually(`HAProxy ${pid} to exit`, () => (isAlive(pid) ? undefined : true));
+    await waitFor(`HAProxy ${pid} to exit`, () => (isAlive(pid) ? undefined : true));
   }
 
   /**
@@ -247,14 +185,7 @@ export class LeaderBed {
   async restartAgent(i: number): Promise<RunningAgent> {
     const old = this.agents[i]!;
     await old.close({ keepHaproxy: true });
-    const agent = await startAgent({
-      configDir: join(this.dir, `haproxy-${i}`),
-      port: old.port,
-      address: old.address,
-      credentials: { kind: 'password-file', username: 'admin', file: join(this.dir, 'dp.pw') },
-      reloadDelayMs: 20,
-      haproxyBin: this.haproxyBin,
-    });
+    const agent = await this.bed.startAgent(i, old.port);
     this.agents[i] = agent;
     return agent;
   }
@@ -264,30 +195,9 @@ export class LeaderBed {
     const name = `ctl-${++this.counter}`;
     const token = `token-${name}`;
     const client = await this.sim.addClient(token);
-    const proc = haptic(
-      [
-        'run',
-        '--kubeconfig',
-        client.kubeconfigPath,
-        '-n',
-        'haptic',
-        '-c',
-        'haptic',
-        '--address',
-        '127.0.0.1',
-        '--health-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'warn',
-        '--identity',
-        name,
-      ],
-      env,
-    );
+    const proc = runController({ kubeconfig: client.kubeconfigPath, identity: name, env });
     const healthPort = () =>
-      eventually(
+      waitFor(
         `${name} to print its ports`,
         () => {
           const m = /"healthPort":(\d+)/.exec(proc.output());
@@ -319,7 +229,7 @@ export class LeaderBed {
 
   /** Waits until the Lease names `name` as holder. */
   async holderIs(name: string, timeoutMs = 60_000): Promise<LeaseEvent> {
-    return eventually(
+    return waitFor(
       `${name} to hold the Lease`,
       () =>
         this.leases.find(
@@ -369,7 +279,7 @@ export class LeaderBed {
   /** Waits until both HAProxy pods route `host`. */
   async served(host: string, timeoutMs = 60_000): Promise<void> {
     for (const a of this.agents)
-      await eventually(
+      await waitFor(
         `${a.address} to route ${host}`,
         async () => {
           const r = await getWithHost(a.address, this.httpPort, host);
@@ -381,15 +291,7 @@ export class LeaderBed {
 
   async stop(): Promise<void> {
     this.watchAbort.abort();
-    for (const r of this.replicas)
-      if (r.proc.child.exitCode === null && r.proc.child.signalCode === null) {
-        r.proc.child.kill('SIGKILL');
-        await r.proc.exited;
-      }
-    for (const a of this.agents) await a.close();
-    await this.echo.close();
-    await this.sim.stop();
-    rmSync(this.dir, { recursive: true, force: true });
+    await this.bed.stop(this.replicas.map((r) => r.proc));
   }
 }
 

@@ -1,7 +1,7 @@
+import { waitFor } from '#testbed/stack';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeForMajors } from '#testbed/testing';
 import type { KubeObject } from '#testbed/kube-sim';
-import { eventually } from '../controller/support.js';
 import type { Replica } from '../leader/pair.js';
 import { PODS, SoakBed } from '../../soak/bed.js';
 import {
@@ -53,7 +53,7 @@ describeForMajors(['3.0'], `fault soak (${MINUTES} min, seed ${SEED})`, (haproxy
       (r) => r.proc.child.exitCode === null && r.proc.child.signalCode === null,
     );
   const leader = async (): Promise<Replica> =>
-    eventually(
+    waitFor(
       'a replica to lead',
       async () => {
         for (const r of live())
@@ -186,7 +186,7 @@ describeForMajors(['3.0'], `fault soak (${MINUTES} min, seed ${SEED})`, (haproxy
     await soak.startReplica();
     await leader();
     await soak.startReplica();
-    await eventually(
+    await waitFor(
       'the first state to be served by both pods',
       async () => ((await soak.mismatches(soak.apiState())).length === 0 ? true : undefined),
       120_000,
@@ -235,7 +235,7 @@ describeForMajors(['3.0'], `fault soak (${MINUTES} min, seed ${SEED})`, (haproxy
         JSON.stringify([...model.ingresses.entries()].sort()),
       );
       let last: string[] = [];
-      await eventually(
+      await waitFor(
         'every pod to serve the final API state',
         async () => {
           last = await soak.mismatches(final);

@@ -1,24 +1,24 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeForMajors, ingressObject } from '#testbed/testing';
+import { waitFor } from '#testbed/stack';
+import type { RunningEcho } from '#testbed/echo';
+import { generateCertificate, type KubeObject, type KubeSim } from '#testbed/kube-sim';
+import type { RunningAgent } from '../../../apps/agent/src/index.js';
 import {
-  dataplaneCredentialsSecret,
-  describeForMajors,
-  ingressObject,
-  registerAgentPod,
-} from '#testbed/testing';
-import { startHttpEcho, type RunningEcho } from '#testbed/echo';
-import { generateCertificate, KubeSim, type KubeObject } from '#testbed/kube-sim';
-import { startAgent, type RunningAgent } from '../../../apps/agent/src/index.js';
+  runController,
+  serviceWithEndpoint,
+  startBed,
+  templateConfig,
+  type Bed,
+} from '../support/bed.js';
 import { runNode } from '../ingress-library/library.js';
 import {
-  eventually,
   freePort,
   getWithHost,
-  haptic,
   promtoolCheck,
   root,
   type HapticProcess,
@@ -45,6 +45,7 @@ describeForMajors(
   ['3.0'],
   'admission webhook through kube-sim (kubectl, Ingress library, real HAProxy)',
   () => {
+    let bed: Bed;
     let sim: KubeSim;
     let agent: RunningAgent;
     let echo: RunningEcho;
@@ -85,8 +86,13 @@ describeForMajors(
       ingressObject({ name, host, cls: 'haptic', annotations });
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'haptic-webhook-e2e-'));
-      writeFileSync(join(dir, 'dp.pw'), 'pw-1\n');
+      bed = await startBed({
+        prefix: 'haptic-webhook-e2e-',
+        agents: [HAPROXY_IP],
+        echo: { address: ECHO_IP, context: { ingress: 'web' } },
+      });
+      ({ sim, echo, dir } = bed);
+      agent = bed.agents[0]!;
       mkdirSync(join(dir, 'tls'));
       const tls = await generateCertificate({
         dnsNames: ['localhost'],
@@ -94,55 +100,16 @@ describeForMajors(
       });
       writeFileSync(join(dir, 'tls', 'tls.crt'), tls.cert);
       writeFileSync(join(dir, 'tls', 'tls.key'), tls.key);
-      sim = await KubeSim.start({
-        port: 0,
-        manifests: [join(root, 'helm/haptic/crds/haproxytemplateconfigs.yaml')],
-      });
-      echo = await startHttpEcho({
-        mode: 'http',
-        address: ECHO_IP,
-        httpPort: 0,
-        httpsPort: 0,
-        context: { namespace: 'apps', ingress: 'web', service: 'web', pod: 'web-0' },
-      });
-      agent = await startAgent({
-        configDir: join(dir, 'haproxy'),
-        port: 0,
-        address: HAPROXY_IP,
-        credentials: { kind: 'password-file', username: 'admin', file: join(dir, 'dp.pw') },
-        reloadDelayMs: 20,
-        haproxyBin: process.env.HAPTIC_HAPROXY_BIN!,
-      });
       httpPort = await freePort(HAPROXY_IP);
       const [httpsPort, statsPort] = [await freePort(HAPROXY_IP), await freePort(HAPROXY_IP)];
-      for (const name of ['haptic', 'apps'])
-        await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await sim.apply(dataplaneCredentialsSecret({ username: 'admin', password: 'pw-1' }));
-      await registerAgentPod(sim, { name: 'haproxy-0', address: HAPROXY_IP, port: agent.port });
       await put({
         apiVersion: 'networking.k8s.io/v1',
         kind: 'IngressClass',
         metadata: { name: 'haptic' },
         spec: { controller: 'haproxy-haptic.org/ingress-controller' },
       });
-      await put({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { namespace: 'apps', name: 'web' },
-        spec: { ports: [{ name: 'http', port: 80 }] },
-      });
-      await put({
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          namespace: 'apps',
-          name: 'web-1',
-          labels: { 'kubernetes.io/service-name': 'web' },
-        },
-        addressType: 'IPv4',
-        endpoints: [{ addresses: [ECHO_IP], conditions: { ready: true } }],
-        ports: [{ name: 'http', port: echo.listeners[0]!.port }],
-      });
+      for (const o of serviceWithEndpoint('apps', 'web', ECHO_IP, echo.listeners[0]!.port))
+        await put(o);
       // The Ingress library as the project ships it (assembled without its tests), opted in.
       const lib = await runNode(['scripts/assemble-library.mjs', '--without-tests']);
       expect(lib.code).toBe(0);
@@ -154,50 +121,20 @@ describeForMajors(
           watchedResources: { ingresses: Record<string, unknown> };
         } & Record<string, unknown>;
       };
-      config.metadata = { namespace: 'haptic', name: 'haptic' };
       const spec = config.spec;
-      spec['credentialsSecretRef'] = { name: 'dp-creds' };
-      spec['podSelector'] = { matchLabels: { app: 'haproxy' } };
-      spec['controller'] = { reconcile: { debounce: '20ms', maxDelay: '200ms' } };
-      spec['dataplane'] = {
-        ...spec['dataplane'],
-        port: agent.port,
-        minDeploymentInterval: '50ms',
-        mapsDir: 'maps',
-        sslCertsDir: 'ssl',
-        generalStorageDir: 'general',
-      };
       Object.assign(spec.templatingSettings.extraContext, {
         http_port: httpPort,
         https_port: httpsPort,
         stats_port: statsPort,
       });
       spec.watchedResources.ingresses['enableValidationWebhook'] = true;
-      await put(config);
-      controller = haptic([
-        'run',
-        '--kubeconfig',
-        sim.kubeconfigPath,
-        '-n',
-        'haptic',
-        '-c',
-        'haptic',
-        '--address',
-        '127.0.0.1',
-        '--health-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--webhook-port',
-        '0',
-        '--webhook-cert-dir',
-        join(dir, 'tls'),
-        '--log-level',
-        'warn',
-        '--identity',
-        'e2e',
-      ]);
-      const webhookPort = await eventually(
+      await put(templateConfig(agent.port, spec));
+      controller = runController({
+        kubeconfig: sim.kubeconfigPath,
+        identity: 'e2e',
+        args: ['--webhook-port', '0', '--webhook-cert-dir', join(dir, 'tls')],
+      });
+      const webhookPort = await waitFor(
         'the controller to print its ports',
         () => {
           const m = /"webhookPort":(\d+)/.exec(controller.output());
@@ -258,10 +195,7 @@ describeForMajors(
         controller.child.kill('SIGTERM');
         await controller.exited;
       }
-      await agent?.close();
-      await echo?.close();
-      await sim?.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await bed?.stop();
     });
 
     it('allows a valid Ingress (kubectl apply), which then serves traffic', async () => {
@@ -269,7 +203,7 @@ describeForMajors(
       const r = await applyFile('web.yaml', ingress('web', 'web.example.com'));
       expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
       expect(await webhookCount('resource', 'allowed')).toBe(before + 1);
-      const served = await eventually(
+      const served = await waitFor(
         'the Ingress host to answer through HAProxy',
         async () => {
           const res = await viaHaproxy('web.example.com');

@@ -8,3 +8,4 @@ export * from './lib/haproxy-process.js';
 export * from './kube-api-call.js';
 export * from './agent-pod.js';
 export * from './ingress.js';
+export * from './cli-io.js';

@@ -1,3 +1,4 @@
+import { admissionReviewBody, type AdmissionReviewInput } from '#core';
 /** The parts of an admission.k8s.io/v1 AdmissionReview request the webhook reads. */
 export interface AdmissionRequest {
   readonly uid: string;
@@ -98,26 +99,24 @@ export function admissionResponse(uid: string, v: AdmissionVerdict): Record<stri
  */
 export function ingressAdmissionReview(
   uid: string,
-  operation: AdmissionRequest['operation'],
+  operation: AdmissionReviewInput['operation'],
   object: { readonly metadata: { readonly name?: string; readonly namespace?: string } },
   oldObject: object | null = null,
 ): { apiVersion: string; kind: string; request: Record<string, unknown> } {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
-      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
-      name: object.metadata.name,
-      namespace: object.metadata.namespace,
-      operation,
-      userInfo: { username: 'kubernetes-admin' },
-      object,
-      oldObject,
-      dryRun: false,
-    },
-  };
+  return admissionReviewBody({
+    uid,
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'Ingress',
+    resource: 'ingresses',
+    name: object.metadata.name,
+    namespace: object.metadata.namespace,
+    operation,
+    userInfo: { username: 'kubernetes-admin' },
+    object,
+    oldObject,
+    dryRun: false,
+  });
 }
 
 /** What the request was about: a HAProxyTemplateConfig, or a watched (or unknown) resource. */

@@ -2,13 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { captureIo as capture } from '#testbed/testing';
 import { runCli } from '../cli.js';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (s: string) => out.push(s), err: (s: string) => err.push(s) }, out, err };
-}
 
 describe('haptic agent', () => {
   it('prints help', async () => {

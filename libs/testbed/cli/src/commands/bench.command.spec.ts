@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { captureIo as capture } from '#testbed/testing';
 import { runCli } from '../cli.js';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (s: string) => out.push(s), err: (s: string) => err.push(s) }, out, err };
-}
 
 describe('haptic bench flags', () => {
   it('offers --ingresses to size the shared cluster', async () => {

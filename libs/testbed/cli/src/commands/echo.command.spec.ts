@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { captureIo as capture } from '#testbed/testing';
 import { runCli } from '../cli.js';
-
-function capture(): {
-  io: { out: (t: string) => void; err: (t: string) => void };
-  out: string[];
-  err: string[];
-} {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t) => out.push(t), err: (t) => err.push(t) }, out, err };
-}
 
 describe('haptic echo', () => {
   it('exits 2 on an invalid port', async () => {

@@ -2,20 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { captureIo as capture } from '#testbed/testing';
 import { runCli } from '../cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hns-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function capture(): {
-  io: { out: (t: string) => void; err: (t: string) => void };
-  out: string[];
-  err: string[];
-} {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t) => out.push(t), err: (t) => err.push(t) }, out, err };
-}
 
 describe('haptic node-sim', () => {
   it('exits 2 without a usable kubeconfig', async () => {

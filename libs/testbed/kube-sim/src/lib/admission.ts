@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
+import { admissionReviewBody } from '#core';
 import type { AdmissionRequest, TypeLookup } from './api-types.js';
 import {
   evaluateMatchConditions,
@@ -195,36 +196,21 @@ export class Admission {
     r: AdmissionRequest,
   ): { apiVersion: string; kind: string; request: Record<string, unknown> } {
     const t = r.type;
-    const kind = { group: t.group, version: t.version, kind: t.kind };
-    const resource = { group: t.group, version: t.version, resource: t.plural };
-    const optionsKind = {
-      CREATE: 'CreateOptions',
-      UPDATE: 'UpdateOptions',
-      DELETE: 'DeleteOptions',
-    }[r.operation];
-    return {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid,
-        kind,
-        resource,
-        requestKind: kind,
-        requestResource: resource,
-        ...(r.subresource ? { subResource: r.subresource, requestSubResource: r.subresource } : {}),
-        name: r.name,
-        ...(r.namespace ? { namespace: r.namespace } : {}),
-        operation: r.operation,
-        userInfo: {
-          username: 'kube-sim-admin',
-          groups: ['system:masters', 'system:authenticated'],
-        },
-        object: r.object ?? null,
-        oldObject: r.oldObject ?? null,
-        dryRun: r.dryRun,
-        options: { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' },
-      },
-    };
+    return admissionReviewBody({
+      uid,
+      group: t.group,
+      version: t.version,
+      kind: t.kind,
+      resource: t.plural,
+      subResource: r.subresource,
+      name: r.name,
+      namespace: r.namespace,
+      operation: r.operation,
+      userInfo: { username: 'kube-sim-admin', groups: ['system:masters', 'system:authenticated'] },
+      object: r.object ?? null,
+      oldObject: r.oldObject ?? null,
+      dryRun: r.dryRun,
+    });
   }
 
   /**
