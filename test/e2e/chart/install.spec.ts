@@ -1,214 +1,41 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- API objects are read loosely */
-import { execFile } from 'node:child_process';
-import { request } from 'node:https';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import type { KubeObject } from '#testbed/kube-sim';
-import { ingressAdmissionReview } from '#webhook';
-import { echoApp, ECHO_SERVICE_PORT, send, Stack, waitFor, type PodAddress } from '#testbed/stack';
-import { chartDir, kubectl, template } from './helm.js';
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+import { echoApp, send, Stack, waitFor } from '#testbed/stack';
+import { chartDir, template } from './helm.js';
+import {
+  APP,
+  HOST,
+  NS,
+  WEBHOOK_PORT,
+  ingress,
+  installProbes,
+  type InstallBed,
+} from './install-probes.js';
 
 // The real proof of the chart: `helm install` with the pinned helm (server-side apply) against
 // kube-sim, brought up by node-sim. Every pod of the chart runs as local processes: two
 // controllers electing a leader, two HAProxy pods (agent + real HAProxy) configured by the
 // leader, traffic through the HAProxy Service's node port (node-sim's kube-proxy).
-const NS = 'haptic';
-const APP = 'apps';
-const HOST = 'chart.example';
 
 const RESOURCES_HOOK = 'resources.haptic.haproxy-haptic.org';
-const WEBHOOK_PORT = 9443; // the chart's default controller.ports.webhook
-
-const ingress = (
-  paths: { path: string; service: string }[],
-  {
-    name = 'site',
-    host = HOST,
-    annotations = {},
-  }: { name?: string; host?: string; annotations?: Record<string, string> } = {},
-): KubeObject => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: { namespace: APP, name, annotations },
-  spec: {
-    rules: [
-      {
-        host,
-        http: {
-          paths: paths.map((p) => ({
-            path: p.path,
-            pathType: 'Prefix',
-            backend: { service: { name: p.service, port: { number: ECHO_SERVICE_PORT } } },
-          })),
-        },
-      },
-    ],
-  },
-});
 
 describe('helm install, upgrade and uninstall of the chart on kube-sim with node-sim', () => {
   let stack: Stack;
-  let entry: { address: string; port: number };
-
-  const get = (path: string): Promise<any> => stack.get(path);
-  const controllerDeployment = () =>
-    get(`/apis/apps/v1/namespaces/${NS}/deployments/haptic-controller`);
-  const lease = () => get(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/haptic-controller`);
-  /** The service an echo pod says it belongs to, for one request through the node port. */
-  const through = async (path = '/'): Promise<string | undefined> => {
-    const r = await send({ ...entry, host: HOST, path, timeoutMs: 3000 });
-    return r.status === 200 ? (JSON.parse(r.body) as { service: string }).service : undefined;
-  };
-  const leaderFlags = async (pods: readonly PodAddress[]): Promise<number[]> =>
-    Promise.all(
-      pods.map(async (p) => {
-        const text = await (
-          await fetch(`http://${p.ip}:${stack.topology.metricsPort}/metrics`)
-        ).text();
-        return Number(/^haptic_leader (\d+)/m.exec(text)?.[1] ?? NaN);
-      }),
-    );
-
-  /** `kubectl apply -f -` of one object, as a user runs it (exit code and stderr). */
-  const kubectlApply = (o: KubeObject) =>
-    new Promise<{ code: number; err: string }>((resolve) => {
-      const child = execFile(
-        kubectl(),
-        ['apply', '-f', '-', '--kubeconfig', stack.kubeconfigPath],
-        { timeout: 60_000 },
-        (e, _out, err) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, err }),
-      );
-      child.stdin!.end(stringify(o, { lineWidth: 0 }));
-    });
-  /**
-   * One AdmissionReview POSTed to a controller pod's own webhook port, verified as the API server
-   * verifies it: the caBundle of the installed webhook configuration, the Service's DNS name.
-   */
-  const reviewAt = (ip: string, caBundle: string, object: KubeObject) =>
-    new Promise<{ uid: string; allowed: boolean }>((resolve, reject) => {
-      const uid = `direct-${ip}`;
-      const body = JSON.stringify(ingressAdmissionReview(uid, 'CREATE', object));
-      const req = request(
-        `https://${ip}:${WEBHOOK_PORT}/validate`,
-        {
-          method: 'POST',
-          ca: Buffer.from(caBundle, 'base64').toString('utf8'),
-          servername: `haptic-controller.${NS}.svc`,
-          headers: { 'content-type': 'application/json' },
-          timeout: 15_000,
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => {
-            try {
-              const r = JSON.parse(text).response;
-              resolve({ uid: r.uid, allowed: r.allowed });
-            } catch (e) {
-              reject(
-                new Error(`${ip}: HTTP ${res.statusCode}: ${text.slice(0, 200)} (${String(e)})`),
-              );
-            }
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`${ip}: timed out`)));
-      req.on('error', reject);
-      req.end(body);
-    });
-  /**
-   * Edits one Ingress again and again through the API (so through the webhook, failurePolicy
-   * Fail) while something else happens: every write must be admitted.
-   */
-  const admissionLoop = () => {
-    const results = { admitted: 0, refused: [] as string[] };
-    let running = true;
-    const done = (async () => {
-      const deadline = Date.now() + 240_000;
-      let n = 0;
-      while (running && Date.now() < deadline) {
-        n++;
-        try {
-          await stack.apply(
-            ingress([{ path: '/', service: 'blue' }], {
-              name: 'probe',
-              host: `probe.${HOST}`,
-              annotations: { 'haptic.test/edit': String(n) },
-            }),
-          );
-          results.admitted++;
-        } catch (e) {
-          results.refused.push(`${new Date().toISOString()} ${(e as Error).message}`);
-        }
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      return results;
-    })();
-    return { done, stop: () => (running = false) };
-  };
-
-  /** Addresses of the ready HAProxy endpoints in the Service's EndpointSlices (where kube-proxy sends traffic). */
-  const readyEndpoints = async (): Promise<string[]> => {
-    const slices = await get(
-      `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices?labelSelector=kubernetes.io/service-name%3Dhaptic-haproxy`,
-    );
-    return slices.items.flatMap((sl: any) =>
-      (sl.endpoints ?? [])
-        .filter((e: any) => e.conditions?.ready !== false && e.conditions?.terminating !== true)
-        .flatMap((e: any) => e.addresses as string[]),
-    );
-  };
-  /**
-   * Waits until every ready HAProxy pod, asked at its own address, answers `path` from `service`:
-   * a new route reaches the pods one after another (each validates and reloads on its own), so a
-   * request through the node port right after the first answer may still meet a pod that has not
-   * caught up. A test of "no dropped request" starts from a converged fleet.
-   */
-  const servedByEveryPod = (path: string, service: string) =>
-    waitFor(`${service} at ${path} from every HAProxy pod`, async () => {
-      const pods = await stack.haproxyPods();
-      const seen = await Promise.all(
-        pods.map(async (p) => {
-          const r = await send({
-            address: p.ip,
-            port: stack.topology.httpPort,
-            host: HOST,
-            path,
-            timeoutMs: 3000,
-          }).catch(() => undefined);
-          return r?.status === 200 ? (JSON.parse(r.body) as { service: string }).service : '';
-        }),
-      );
-      return pods.length === 2 && seen.every((x) => x === service) ? true : undefined;
-    });
-  /** One request after another through the node port (bounded: 4,000 at most, 4 minutes at most). */
-  const steadyLoop = () => {
-    const results = { ok: 0, failed: [] as string[] };
-    let running = true;
-    const done = (async () => {
-      const deadline = Date.now() + 240_000;
-      while (running && Date.now() < deadline && results.ok + results.failed.length < 4000) {
-        try {
-          const r = await send({ ...entry, host: HOST, timeoutMs: 3000 });
-          const seen = r.status === 200 ? (JSON.parse(r.body) as { service: string }).service : '';
-          if (seen === 'blue') results.ok++;
-          else
-            results.failed.push(
-              `${new Date().toISOString()} ${r.status} ${seen} ${r.body.slice(0, 200)}`,
-            );
-        } catch (e) {
-          results.failed.push(`${new Date().toISOString()} ${(e as Error).message}`);
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return results;
-    })();
-    return { done, stop: () => (running = false) };
-  };
+  const bed = {} as InstallBed;
+  const {
+    get,
+    controllerDeployment,
+    lease,
+    through,
+    leaderFlags,
+    kubectlApply,
+    reviewAt,
+    admissionLoop,
+    readyEndpoints,
+    servedByEveryPod,
+    steadyLoop,
+    releaseGone,
+  } = installProbes(bed);
 
   beforeAll(async () => {
     // The opt-in failurePolicy Fail, so that the rollout below shows the webhook stays answered.
@@ -218,7 +45,8 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
       readyTimeoutMs: 240_000,
       chartValues: { 'webhook.failurePolicy': 'Fail' },
     });
-    entry = await stack.nodePortAddress(NS, 'haptic-haproxy', 'http');
+    bed.stack = stack;
+    bed.entry = await stack.nodePortAddress(NS, 'haptic-haproxy', 'http');
   }, 300_000);
 
   afterAll(async () => {
@@ -251,40 +79,6 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
       (f: any) => `${f.manager}/${f.operation}`,
     );
     expect(managers).toContain('helm/Apply');
-  });
-
-  it('kubectl explain documents every field of the installed HAProxyTemplateConfig CRD', async () => {
-    const crd = parse(readFileSync(join(chartDir, 'crds/haproxytemplateconfigs.yaml'), 'utf8'));
-    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
-    const explain = (field: string) =>
-      new Promise<string>((resolve, reject) =>
-        execFile(
-          kubectl(),
-          ['explain', field, '--kubeconfig', stack.kubeconfigPath],
-          { timeout: 60_000 },
-          (e, out, err) =>
-            e ? reject(new Error(`kubectl explain ${field}: ${err}`)) : resolve(out),
-        ),
-      );
-    const top = await explain('haptpl.spec');
-    const fields = Object.keys(spec.properties);
-    expect(fields.length).toBeGreaterThan(10);
-    // Every field with its type and the first words of its one-line doc.
-    const listed = (field: string, doc: string) => {
-      const words = doc.split(/\s+/).slice(0, 3).join(' ');
-      return new RegExp(`^  ${field}\\s+<[^>]+>.*\\n\\s+${escapeRegExp(words)}`, 'm').test(top);
-    };
-    const missing = fields.filter((f) => !listed(f, spec.properties[f].description as string));
-    expect(missing).toEqual([]);
-    expect(listed('logging', 'not its doc')).toBe(false); // the check can fail
-    const deep = await explain('htplcfg.spec.dataplane.minDeploymentInterval');
-    const oneLine = (t: string) => t.replace(/\s+/g, ' ');
-    expect(oneLine(deep)).toContain(
-      oneLine(spec.properties.dataplane.properties.minDeploymentInterval.description as string),
-    );
-    // Required fields are marked.
-    for (const f of spec.required as string[])
-      expect(top).toMatch(new RegExp(`^  ${f}\\s+<[^>]+> -required-$`, 'm'));
   });
 
   it('runs two controller pods that elect one leader through the Lease', async () => {
@@ -327,7 +121,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
       const ing = await get(`/apis/networking.k8s.io/v1/namespaces/${APP}/ingresses/site`);
       return ing?.status?.loadBalancer?.ingress?.[0];
     });
-    expect(status.ip).toBe(entry.address);
+    expect(status.ip).toBe(bed.entry.address);
     await servedByEveryPod('/', 'blue');
   });
 
@@ -384,7 +178,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
     );
     expect(valid).toEqual({ code: 0, err: '' });
     await waitFor('the admitted Ingress served through the node port', async () => {
-      const r = await send({ ...entry, host: `valid.${HOST}`, timeoutMs: 3000 });
+      const r = await send({ ...bed.entry, host: `valid.${HOST}`, timeoutMs: 3000 });
       return r.status === 200 && (JSON.parse(r.body) as { service: string }).service === 'green'
         ? true
         : undefined;
@@ -579,22 +373,7 @@ describe('helm install, upgrade and uninstall of the chart on kube-sim with node
     expect(
       (await get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations')).items,
     ).toEqual([]);
-    await waitFor(
-      'every pod, ReplicaSet and EndpointSlice of the release gone',
-      async () => {
-        const kinds = [
-          `/api/v1/namespaces/${NS}/pods`,
-          `/apis/apps/v1/namespaces/${NS}/replicasets`,
-          `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`,
-          `/api/v1/namespaces/${NS}/services`,
-          `/api/v1/namespaces/${NS}/configmaps`,
-        ];
-        const counts = await Promise.all(kinds.map(async (k) => (await get(k)).items.length));
-        return counts.every((c) => c === 0) ? true : undefined;
-      },
-      60_000,
-      250,
-    );
+    await releaseGone();
     // Only the stack's own default certificate is left among the Secrets (it was there before).
     expect(
       (await get(`/api/v1/namespaces/${NS}/secrets`)).items.map((s: any) => s.metadata.name),
