@@ -5,7 +5,6 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { apiCall } from '#testbed/testing';
 import { KubeSim } from './kube-sim.js';
 import { generateCertificate, type TlsMaterial } from './tls.js';
 import type { KubeObject } from './types.js';
@@ -19,10 +18,6 @@ export interface AdmissionBed {
   readonly reviews: any[];
   /** How long the test webhook waits before it answers. */
   delayMs: number;
-  /** An API call to kube-sim (apiCall without the URL). */
-  readonly call: (
-    ...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never
-  ) => ReturnType<typeof apiCall>;
   /** A ValidatingWebhookConfiguration of one webhook on Ingresses, at the test webhook. */
   readonly vwc: (webhook: Record<string, unknown>) => KubeObject;
 }
@@ -59,7 +54,6 @@ export function useAdmissionBed(): AdmissionBed {
   const bed = {
     reviews: [] as any[],
     delayMs: 0,
-    call: (...args: Parameters<AdmissionBed['call']>) => apiCall(bed.sim.url, ...args),
     vwc: (webhook: Record<string, unknown>): KubeObject => ({
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingWebhookConfiguration',

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { apiCall } from '#testbed/testing';
 import { ing, ingresses, useAdmissionBed } from './admission-bed.js';
 import type { KubeObject } from './types.js';
 
 const bed = useAdmissionBed();
-const { call, vwc } = bed;
+const { vwc } = bed;
+const call = (...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never) =>
+  apiCall(bed.sim.url, ...args);
 
 // matchConditions (CEL, as the API server evaluates them) and webhooks reached through a Service.
 describe('validating admission webhooks: match conditions and service references', () => {

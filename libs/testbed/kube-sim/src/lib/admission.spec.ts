@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { apiCall } from '#testbed/testing';
 import { ing, ingresses, useAdmissionBed } from './admission-bed.js';
 import { generateCertificate } from './tls.js';
 
 const bed = useAdmissionBed();
-const { call, vwc } = bed;
+const { vwc } = bed;
+const call = (...args: Parameters<typeof apiCall> extends [string, ...infer R] ? R : never) =>
+  apiCall(bed.sim.url, ...args);
 
 describe('validating admission webhooks', () => {
   it('calls the webhook over HTTPS with AdmissionReview v1 and returns its denial as a real server words it', async () => {
