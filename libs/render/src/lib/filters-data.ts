@@ -15,7 +15,8 @@ function sortKey(text: unknown): SortKey {
   return { path, descending };
 }
 
-function compareValues(a: unknown, b: unknown): number {
+/** How `sort_by` compares one key: missing last, numbers by value, others by code units. */
+export function compareValues(a: unknown, b: unknown): number {
   const aMissing = a === undefined || a === null;
   const bMissing = b === undefined || b === null;
   if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;

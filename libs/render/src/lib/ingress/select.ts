@@ -1,5 +1,7 @@
 // Which Ingresses an Ingress library serves (their class, or none with a default class of ours)
-// and their order: oldest first, as `sort_by` orders creationTimestamp, namespace, name.
+// and their order: oldest first, as `sort_by` orders creationTimestamp, namespace, name (its
+// comparison itself, so the model and a template's `sort_by` can never disagree).
+import { compareValues } from '../filters-data.js';
 import { field, isBlank, orDefault, path } from '../liquid-values.js';
 
 /** IngressClass selection: the names of ours and whether one of them is the default. */
@@ -14,17 +16,6 @@ export function ourClasses(classes: readonly object[], controller: unknown) {
       hasDefault = true;
   }
   return { names, hasDefault };
-}
-
-/** How `sort_by` compares one key (missing last, numbers by value, others by code units). */
-function compareKey(a: unknown, b: unknown): number {
-  const aMissing = a === undefined || a === null;
-  const bMissing = b === undefined || b === null;
-  if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const sa = typeof a === 'string' ? a : JSON.stringify(a);
-  const sb = typeof b === 'string' ? b : JSON.stringify(b);
-  return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
 /** The sort keys of an Ingress (creationTimestamp, namespace, name), read once per object. */
@@ -43,7 +34,7 @@ export function byAge(x: object, y: object): number {
   const a = ageOf(x);
   const b = ageOf(y);
   for (let i = 0; i < a.length; i++) {
-    const c = compareKey(a[i], b[i]);
+    const c = compareValues(a[i], b[i]);
     if (c !== 0) return c;
   }
   return 0;
