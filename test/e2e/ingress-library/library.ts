@@ -142,3 +142,23 @@ export async function renderLibraryConfig(
   const tree = await renderTree(base, config, await writeManifests(base, objects), out);
   return tree.get('haproxy.cfg') ?? '';
 }
+
+/** The `echo` Service (port 8080) in `namespace` and its EndpointSlice: one ready 127.0.0.1 at `port`. */
+export function echoBackend(namespace: string, port: number): object[] {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'echo', namespace },
+      spec: { ports: [{ name: 'http', port: 8080 }] },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'echo-1', namespace, labels: { 'kubernetes.io/service-name': 'echo' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    },
+  ];
+}

@@ -5,7 +5,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
-import { renderLibraryConfig, tempBase } from './library.js';
+import { echoBackend, renderLibraryConfig, tempBase } from './library.js';
 
 // PROXY protocol through a real HAProxy running the Ingress library's render with
 // proxy_protocol on: 127.0.0.1 is the trusted source (the load balancer), 127.0.0.2 an
@@ -136,24 +136,7 @@ describeForMajors(['3.0'], 'PROXY protocol through HAProxy (Ingress library)', (
         type: 'kubernetes.io/tls',
         data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
       },
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'echo', namespace: NS },
-        spec: { ports: [{ name: 'http', port: 8080 }] },
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'echo-1',
-          namespace: NS,
-          labels: { 'kubernetes.io/service-name': 'echo' },
-        },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: echo.port }],
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-      },
+      ...echoBackend(NS, echo.port),
       {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'Ingress',

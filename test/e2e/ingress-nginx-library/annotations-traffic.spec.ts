@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
-import { renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
 
 // ingress-nginx annotations honoured by the ingress-nginx library, judged as ingress-nginx's own
 // e2e tests judge them: real requests through a real HAProxy running the library's render,
@@ -129,24 +129,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx annotations through HAProxy', (
         type: 'kubernetes.io/tls',
         data: { 'tls.crt': b64(tls.cert), 'tls.key': b64(tls.key) },
       },
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'echo', namespace: NS },
-        spec: { ports: [{ name: 'http', port: 8080 }] },
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'echo-1',
-          namespace: NS,
-          labels: { 'kubernetes.io/service-name': 'echo' },
-        },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: echo.port }],
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-      },
+      ...echoBackend(NS, echo.port),
       ingress(
         'secure',
         'foo.bar.com',

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
 
 // Client certificates (auth-tls-*) of the ingress-nginx library, judged as ingress-nginx's
 // authtls e2e test judges them: real TLS handshakes through a real HAProxy running the library's
@@ -158,20 +158,7 @@ function objects(pki: ReturnType<typeof makePki>, echoPort: number): object[] {
     },
     secret('tls', 'kubernetes.io/tls', { 'tls.crt': pki.server.cert, 'tls.key': pki.server.key }),
     secret('ca', 'Opaque', { 'ca.crt': pki.ca }),
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'echo', namespace: NS },
-      spec: { ports: [{ name: 'http', port: 8080 }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'echo-1', namespace: NS, labels: { 'kubernetes.io/service-name': 'echo' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: echoPort }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-    },
+    ...echoBackend(NS, echoPort),
     ingress('on', 'on.cc.test', ca),
     ingress('optional', 'opt.cc.test', { ...ca, 'auth-tls-verify-client': 'optional' }),
     ingress('noca', 'noca.cc.test', { ...ca, 'auth-tls-verify-client': 'optional_no_ca' }),

@@ -7,6 +7,7 @@ import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   assembleLibrary,
+  echoBackend,
   renderTree,
   tempBase,
   writeManifests,
@@ -114,24 +115,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication (auth-u
         metadata: { name: 'nginx' },
         spec: { controller: 'k8s.io/ingress-nginx' },
       },
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'echo', namespace: NS },
-        spec: { ports: [{ name: 'http', port: 8080 }] },
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'echo-1',
-          namespace: NS,
-          labels: { 'kubernetes.io/service-name': 'echo' },
-        },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: echo.port }],
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-      },
+      ...echoBackend(NS, echo.port),
       ingress('private', 'auth.bar.com', '/', {
         'auth-url': authUrl,
         'auth-response-headers': `X-User, X-Email, ${seen}`,
