@@ -138,9 +138,18 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       `warning: the attached HAProxy runs ${haproxy.masterVersion}, this agent validates and picks its reload dialect with ${version.full} (${bin}): run the same version in both containers`,
     );
   const haproxyLock = new Mutex();
+  // runtime changes queue their write-through; a reload reads the file, so it writes them first
+  const config = new ConfigFile(paths.configFile, (e) =>
+    log(
+      `error: writing runtime changes to ${paths.configFile} failed (retried before the next reload or read): ${String(e)}`,
+    ),
+  );
   const historyFile = join(paths.runDir, 'reloads.json');
   const reloader: Reloader = new Reloader(
-    () => haproxy.reload(),
+    () => {
+      config.flush();
+      return haproxy.reload();
+    },
     haproxyLock,
     options.reloadDelayMs ?? 0,
     (r) => {
@@ -152,7 +161,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const context: AgentContext = {
     paths,
     haproxy,
-    config: new ConfigFile(paths.configFile),
+    config,
     configLock: new Mutex(),
     haproxyLock,
     reloader,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { parseSections } from '#haproxy-config';
 
 const VERSION_LINE = /^# _version=(\d+)\s*$/m;
 const META_LINES = /^# _(version|md5hash|cluster_version)=.*(\r?\n|$)/gm;
@@ -32,34 +33,155 @@ export function writeAtomic(file: string, content: string | Buffer): void {
   renameSync(tmp, file);
 }
 
-/** The configuration file on disk with its version, cached in memory. */
+/** A queued change of one backend (or listen) section: its text in, its new text out. */
+export interface SectionEdit {
+  readonly backend: string;
+  readonly edit: (section: string) => string;
+}
+
+/**
+ * Applies section edits in one pass over the text: the file is split once, each edited section is
+ * changed on its own (small) text, and joined once. An edit of a section that does not exist is
+ * dropped, as a runtime change of a server the file does not hold has nothing to write.
+ */
+export function applySectionEdits(text: string, edits: readonly SectionEdit[]): string {
+  if (edits.length === 0) return text;
+  const wanted = new Set(edits.map((e) => e.backend));
+  const spans = new Map<string, { start: number; end: number }>();
+  for (const s of parseSections(text)) {
+    if ((s.type === 'backend' || s.type === 'listen') && wanted.has(s.name) && !spans.has(s.name))
+      spans.set(s.name, s);
+  }
+  if (spans.size === 0) return text;
+  const lines = text.split('\n');
+  // later sections first, so a section that grows or shrinks moves none still to change
+  const order = [...spans.entries()].sort((a, b) => b[1].start - a[1].start);
+  for (const [backend, { start, end }] of order) {
+    let section = lines.slice(start, end).join('\n');
+    for (const e of edits) if (e.backend === backend) section = e.edit(section);
+    lines.splice(start, end - start, ...section.split('\n'));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The configuration file on disk with its version, cached in memory. Runtime changes queue their
+ * section edits (`editSection`); they are applied together, once per turn of the event loop (so
+ * a request answers before the file is rewritten), and before anything reads the text or a
+ * reload reads the file (`flush`).
+ */
 export class ConfigFile {
   private text: string;
+  private pending: SectionEdit[] = [];
+  private seq = 0;
+  /** Edits queued since the oldest write under way began: that write applies them over its body. */
+  private journal: (SectionEdit & { readonly seq: number })[] = [];
+  private readonly marks = new Set<{ readonly seq: number }>();
+  private scheduled: NodeJS.Immediate | undefined;
+  /** True while the text in memory is newer than the file (a write-through failed). */
+  private unwritten = false;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly onWriteError: (e: unknown) => void = () => undefined,
+  ) {
     this.text = readFileSync(path, 'utf8');
   }
 
-  /** The whole file as on disk, `# _version=` line included. */
+  /** The whole file as on disk, `# _version=` line included (queued edits applied first). */
   get content(): string {
+    this.flushReporting();
     return this.text;
   }
+  /** Queued edits never change the version: reading it applies nothing. */
   get version(): number {
     return versionOf(this.text);
   }
   get checksum(): string {
-    return md5(this.text);
+    return md5(this.content);
   }
 
-  /** Writes a body under a given version. */
+  /** Writes a body under a given version (queued edits are dropped: the body supersedes them). */
   write(body: string, version: number): void {
-    const text = withVersion(body, version);
+    this.writeOver(body, version, undefined);
+  }
+
+  /**
+   * Runs a configuration write built from the text as it is now (checked by `haproxy -c` while
+   * runtime changes go on): the runtime edits queued while `fn` runs are applied over the body it
+   * writes, as they happened after it; the ones queued before are superseded by it.
+   */
+  async writeSince<T>(
+    fn: (write: (body: string, version: number) => void) => Promise<T>,
+  ): Promise<T> {
+    const mark = { seq: this.seq };
+    this.marks.add(mark);
+    try {
+      return await fn((body, version) => this.writeOver(body, version, mark.seq));
+    } finally {
+      this.marks.delete(mark);
+      this.trimJournal();
+    }
+  }
+
+  private writeOver(body: string, version: number, since: number | undefined): void {
+    const later = since === undefined ? [] : this.journal.filter((e) => e.seq > since);
+    const text = applySectionEdits(withVersion(body, version), later);
+    this.pending = [];
     writeAtomic(this.path, text);
     this.text = text;
+    this.unwritten = false;
+  }
+
+  private trimJournal(): void {
+    if (this.marks.size === 0) this.journal = [];
+    else {
+      const oldest = Math.min(...[...this.marks].map((m) => m.seq));
+      this.journal = this.journal.filter((e) => e.seq > oldest);
+    }
   }
 
   /** Rewrites the file content keeping its version (runtime write-through). */
   replaceKeepingVersion(text: string): void {
     this.write(text, this.version);
+  }
+
+  /** Queues an edit of a backend's section, written with the others off the request's path. */
+  editSection(backend: string, edit: (section: string) => string): void {
+    const entry = { backend, edit, seq: ++this.seq };
+    this.pending.push(entry);
+    if (this.marks.size > 0) this.journal.push(entry);
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      this.flushReporting();
+    });
+  }
+
+  /** `flush`, a failed write reported instead of thrown (the text in memory is current). */
+  private flushReporting(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      this.onWriteError(e);
+    }
+  }
+
+  /**
+   * Applies the queued edits and writes the file when it changed (or a previous write failed).
+   * Throws when the write fails; the text stays current in memory and the next flush retries.
+   */
+  flush(): void {
+    if (this.pending.length > 0) {
+      const edits = this.pending;
+      this.pending = [];
+      const next = applySectionEdits(this.text, edits);
+      if (next !== this.text) {
+        this.text = next;
+        this.unwritten = true;
+      }
+    }
+    if (!this.unwritten) return;
+    writeAtomic(this.path, this.text);
+    this.unwritten = false;
   }
 }

@@ -76,25 +76,41 @@ export async function serverCommand(admin: RuntimeSocket, ...words: string[]): P
   throw serverError(reply);
 }
 
-/** Rewrites the server's line in haproxy.cfg (keeping the version) so a reload keeps a runtime change. */
+/** The server's change as `persistServer` takes it. */
+export interface ServerChange {
+  readonly address?: string;
+  readonly port?: number;
+  readonly maint?: boolean;
+  readonly weight?: number;
+  readonly remove?: boolean;
+  readonly params?: readonly string[];
+}
+
+/**
+ * Rewrites the server's line in haproxy.cfg (keeping the version) so a reload keeps a runtime
+ * change. The edit is queued: it touches only the backend's section and is written with the
+ * other runtime changes of the same turn, after the request has answered.
+ */
 export function persistServer(
   config: ConfigFile,
   backend: string,
   name: string,
-  change: {
-    address?: string;
-    port?: number;
-    maint?: boolean;
-    weight?: number;
-    remove?: boolean;
-    params?: string[];
-  },
+  change: ServerChange,
 ): void {
-  const text = config.content;
+  config.editSection(backend, (section) => serverEdit(section, backend, name, change));
+}
+
+/** A backend section's text with the server's line changed, added or removed. */
+export function serverEdit(
+  text: string,
+  backend: string,
+  name: string,
+  change: ServerChange,
+): string {
   const current = backendServers(text, backend)?.find((s) => s.name === name);
   let line: string | undefined;
   if (!change.remove) {
-    if (!current && change.address === undefined) return; // e.g. a server-template slot: nothing to write
+    if (!current && change.address === undefined) return text; // e.g. a server-template slot: nothing to write
     let params = [...(current?.params ?? change.params ?? [])];
     if (change.maint === true && !params.includes('disabled')) params.push('disabled');
     if (change.maint === false) params = params.filter((p) => p !== 'disabled');
@@ -109,6 +125,5 @@ export function persistServer(
     );
     line = ['server', name, address, ...params].join(' ');
   }
-  const next = setServerLine(text, backend, name, line);
-  if (next !== undefined && next !== text) config.replaceKeepingVersion(next);
+  return setServerLine(text, backend, name, line) ?? text;
 }

@@ -152,13 +152,15 @@ async function write(
   }
   const forceReload = boolParam(req, 'force_reload');
   let result: unknown;
-  await ctx.configLock.run(async () => {
-    checkVersion(ctx, version);
-    const next = change(stripMeta(ctx.config.content));
-    await validateCandidate(ctx, next.text);
-    ctx.config.write(next.text, ctx.config.version + 1);
-    result = next.result;
-  });
+  await ctx.configLock.run(() =>
+    ctx.config.writeSince(async (write) => {
+      checkVersion(ctx, version);
+      const next = change(stripMeta(ctx.config.content));
+      await validateCandidate(ctx, next.text);
+      write(next.text, ctx.config.version + 1);
+      result = next.result;
+    }),
+  );
   const headers = { 'Configuration-Version': String(ctx.config.version) };
   if (forceReload) {
     const r = await ctx.reloader.now();

@@ -100,11 +100,14 @@ async function postRaw(ctx: AgentContext, req: ApiRequest): Promise<ApiResponse>
     return text(202, body, { 'Configuration-Version': String(ctx.config.version) });
   }
   const actions = req.headers['x-runtime-actions'];
-  await ctx.configLock.run(async () => {
-    if (!skipVersion) checkVersion(ctx, version);
-    await validateCandidate(ctx, body);
-    ctx.config.write(body, ctx.config.version + 1);
-  });
+  await ctx.configLock.run(() =>
+    // runtime server changes made during the check are kept over the new body
+    ctx.config.writeSince(async (write) => {
+      if (!skipVersion) checkVersion(ctx, version);
+      await validateCandidate(ctx, body);
+      write(body, ctx.config.version + 1);
+    }),
+  );
   if (skipReload && typeof actions === 'string' && actions.trim() !== '') {
     await ctx.haproxyLock.run(() => applyRuntimeActions(ctx.haproxy.admin, actions));
   }

@@ -8,6 +8,7 @@ import { Mutex } from '../../lib/mutex.js';
 import { Router, type ApiRequest } from '../http.js';
 import { configurationRoutes } from './configuration.routes.js';
 import { infoRoutes } from './info.routes.js';
+import { runtimeServersRoutes } from './runtime-servers.routes.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,6 +32,7 @@ function slowCheckContext() {
   dirs.push(dir);
   const configFile = join(dir, 'haproxy.cfg');
   writeFileSync(configFile, '# _version=1\nglobal\n');
+  let address = '10.0.0.1';
   let started!: () => void;
   const checkStarted = new Promise<void>((r) => (started = r));
   let release!: () => void;
@@ -45,7 +47,13 @@ function slowCheckContext() {
     admin: {
       send: (cmd: string) => {
         sent.push(cmd);
-        return Promise.resolve('Pid: 42\nName: HAProxy\n');
+        const set = /^set server be_a\/a1 addr (\S+)/.exec(cmd);
+        if (set) address = set[1] ?? address;
+        if (cmd.startsWith('show servers state'))
+          return Promise.resolve(
+            `1\n# be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_port\n3 be_a 1 a1 ${address} 2 0 1 80\n`,
+          );
+        return Promise.resolve(set ? '' : 'Pid: 42\nName: HAProxy\n');
       },
     },
   };
@@ -59,6 +67,7 @@ function slowCheckContext() {
   const router = new Router();
   configurationRoutes(router, ctx);
   infoRoutes(router, ctx);
+  runtimeServersRoutes(router, ctx);
   return { ctx, router, configFile, sent, checkStarted, release: () => release() };
 }
 
@@ -81,6 +90,39 @@ describe('agent locks: the stored copy check is off the runtime path', () => {
     const res = await push;
     expect(res.status).toBe(201);
     expect(readFileSync(t.configFile, 'utf8')).toContain('maxconn 10');
+    expect(t.ctx.config.version).toBe(2);
+  });
+
+  it('a runtime server change made while a push is in haproxy -c completes and is kept over the pushed body', async () => {
+    const t = slowCheckContext();
+    const rawPath = '/v3/services/haproxy/configuration/raw';
+    const push = t.router
+      .resolve('POST', rawPath)
+      .handler(
+        request(
+          'POST',
+          rawPath,
+          'version=1&skip_reload=true',
+          'global\n  maxconn 10\nbackend be_a\n  server a1 10.0.0.1:80\n',
+        ),
+      );
+    await t.checkStarted;
+    const serverPath = '/v3/services/haproxy/runtime/backends/{parent_name}/servers/{name}';
+    const put = {
+      ...request('PUT', serverPath, '', JSON.stringify({ address: '10.0.0.9', port: 80 })),
+      params: { parent_name: 'be_a', name: 'a1' },
+      headers: { 'content-type': 'application/json' },
+    };
+    // would never settle if the server's write-through waited behind the push's check
+    const res = await t.router.resolve('PUT', serverPath).handler(put);
+    expect(res.status).toBe(200);
+    expect(t.sent).toContain('set server be_a/a1 addr 10.0.0.9 port 80');
+    t.release();
+    expect((await push).status).toBe(201);
+    // the pushed body was rendered before the change: the change is written over it
+    const file = readFileSync(t.configFile, 'utf8');
+    expect(file).toContain('  maxconn 10\n');
+    expect(file).toContain('  server a1 10.0.0.9:80\n');
     expect(t.ctx.config.version).toBe(2);
   });
 });

@@ -97,14 +97,11 @@ async function updateServer(ctx: AgentContext, req: ApiRequest): Promise<ApiResp
     ) {
       await serverCommand(admin, 'set', 'server', id, 'health', body.operational_state);
     }
-    await ctx.configLock.run(() => {
-      persistServer(ctx.config, backend, name, {
-        ...(address !== undefined ? { address } : {}),
-        ...(port !== undefined ? { port } : {}),
-        ...(typeof body.weight === 'number' ? { weight: body.weight } : {}),
-        ...(typeof body.admin_state === 'string' ? { maint: body.admin_state === 'maint' } : {}),
-      });
-      return Promise.resolve();
+    persistServer(ctx.config, backend, name, {
+      ...(address !== undefined ? { address } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(typeof body.weight === 'number' ? { weight: body.weight } : {}),
+      ...(typeof body.admin_state === 'string' ? { maint: body.admin_state === 'maint' } : {}),
     });
     return json(200, await getRuntimeServer(admin, backend, name));
   });
@@ -147,14 +144,11 @@ async function addServer(ctx: AgentContext, req: ApiRequest): Promise<ApiRespons
     await serverCommand(admin, 'add', 'server', id, where, ...keywords);
     if (body.maintenance !== 'enabled') await serverCommand(admin, 'enable', 'server', id);
     if (body.check === 'enabled') await serverCommand(admin, 'enable', 'health', id);
-    await ctx.configLock.run(() => {
-      const params = body.maintenance === 'enabled' ? [...keywords, 'disabled'] : keywords;
-      persistServer(ctx.config, backend, name, {
-        address,
-        ...(port !== undefined ? { port } : {}),
-        params,
-      });
-      return Promise.resolve();
+    const params = body.maintenance === 'enabled' ? [...keywords, 'disabled'] : keywords;
+    persistServer(ctx.config, backend, name, {
+      address,
+      ...(port !== undefined ? { port } : {}),
+      params,
     });
     return json(201, body);
   });
@@ -170,10 +164,7 @@ async function deleteServer(ctx: AgentContext, req: ApiRequest): Promise<ApiResp
     await serverCommand(admin, 'set', 'server', id, 'state', 'maint');
     await serverCommand(admin, 'shutdown', 'sessions', 'server', id);
     await serverCommand(admin, 'del', 'server', id);
-    await ctx.configLock.run(() => {
-      persistServer(ctx.config, backend, name, { remove: true });
-      return Promise.resolve();
-    });
+    persistServer(ctx.config, backend, name, { remove: true });
     return empty(204);
   });
 }

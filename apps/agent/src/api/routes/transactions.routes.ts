@@ -53,23 +53,25 @@ async function commit(ctx: AgentContext, req: ApiRequest): Promise<ApiResponse> 
   if (t.status === 'failed')
     throw new ApiError(406, `transaction ${t.id} failed and cannot be committed`);
   if (t.status !== 'in_progress') throw new ApiError(400, `transaction ${t.id} is ${t.status}`);
-  await ctx.configLock.run(async () => {
-    if (t._version !== ctx.config.version) {
-      t.status = 'outdated';
-      throw new ApiError(
-        409,
-        `version mismatch, transaction version: ${t._version}, configured version: ${ctx.config.version}`,
-      );
-    }
-    try {
-      await validateCandidate(ctx, t.text);
-    } catch (e) {
-      t.status = 'failed';
-      throw e;
-    }
-    ctx.config.write(t.text, ctx.config.version + 1);
-    t.status = 'success';
-  });
+  await ctx.configLock.run(() =>
+    ctx.config.writeSince(async (write) => {
+      if (t._version !== ctx.config.version) {
+        t.status = 'outdated';
+        throw new ApiError(
+          409,
+          `version mismatch, transaction version: ${t._version}, configured version: ${ctx.config.version}`,
+        );
+      }
+      try {
+        await validateCandidate(ctx, t.text);
+      } catch (e) {
+        t.status = 'failed';
+        throw e;
+      }
+      write(t.text, ctx.config.version + 1);
+      t.status = 'success';
+    }),
+  );
   const headers = { 'Configuration-Version': String(ctx.config.version) };
   if (forceReload) {
     const r = await ctx.reloader.now();
