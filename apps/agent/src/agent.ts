@@ -197,6 +197,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         server.closeAllConnections();
       });
       await reloader.close().catch(() => undefined);
+      try {
+        config.flush(); // runtime changes still queued reach the file the next HAProxy start reads
+      } catch (e) {
+        log(`error: writing runtime changes to ${paths.configFile} failed: ${String(e)}`);
+      }
       if (!opts.keepHaproxy) await haproxy.stop();
     },
   };

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applySectionEdits, ConfigFile } from './config-file.js';
+import { ConfigFile, WRITE_BEHIND_MS } from './config-file.js';
+import { applySectionEdits } from './section-index.js';
 import { persistServer, serverEdit } from './runtime-servers.js';
 
 const CFG = [
@@ -27,7 +28,7 @@ const CFG = [
   '',
 ].join('\n');
 
-const nextTurn = () => new Promise((r) => setImmediate(r));
+const writtenBehind = () => new Promise((r) => setTimeout(r, WRITE_BEHIND_MS + 10));
 
 describe('ConfigFile runtime write-through', () => {
   let dir: string;
@@ -39,14 +40,14 @@ describe('ConfigFile runtime write-through', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('queues server changes, answers reads with them applied and writes them once, after the turn', async () => {
+  it('queues server changes, answers reads with them applied and writes them together, after the request', async () => {
     const config = new ConfigFile(path);
     persistServer(config, 'be_a', 'a1', { address: '10.9.9.9', port: 81 });
     persistServer(config, 'be_b', 'b1', { maint: true });
     persistServer(config, 'be_a', 'a2', { maint: false, weight: 5 });
     persistServer(config, 'be_a', 'a3', { address: '10.0.0.3', port: 80, params: ['check'] });
     expect(readFileSync(path, 'utf8')).toBe(CFG); // nothing written while the request runs
-    await nextTurn();
+    await writtenBehind();
     const disk = readFileSync(path, 'utf8');
     expect(disk).toContain('  server a1 10.9.9.9:81 weight 1\n');
     expect(disk).toContain('  server a2 10.0.0.2:80 weight 5\n  server a3 10.0.0.3:80 check\n');
@@ -67,7 +68,7 @@ describe('ConfigFile runtime write-through', () => {
     const config = new ConfigFile(path);
     persistServer(config, 'be_a', 'a1', { address: '10.9.9.9' });
     config.write('global\n  daemon\nbackend be_a\n  server a1 10.5.5.5:80\n', 5);
-    await nextTurn();
+    await writtenBehind();
     expect(readFileSync(path, 'utf8')).toBe(
       '# _version=5\nglobal\n  daemon\nbackend be_a\n  server a1 10.5.5.5:80\n',
     );
@@ -83,7 +84,7 @@ describe('ConfigFile runtime write-through', () => {
       write('global\nbackend be_a\n  server a1 10.0.0.1:80\n  server a2 10.0.0.2:80\n', 5);
     });
     persistServer(config, 'be_a', 'a2', { address: '10.2.2.2' }); // during the check: kept
-    await nextTurn();
+    await writtenBehind();
     release();
     await pushed;
     expect(readFileSync(path, 'utf8')).toBe(
@@ -97,7 +98,7 @@ describe('ConfigFile runtime write-through', () => {
     const tmp = `${path}.tmp-${process.pid}`;
     mkdirSync(tmp); // the atomic write's temporary file cannot be made (even by root)
     persistServer(config, 'be_a', 'a1', { weight: 9 });
-    await nextTurn();
+    await writtenBehind();
     expect(errors).toHaveLength(1);
     expect(readFileSync(path, 'utf8')).toBe(CFG);
     expect(config.content).toContain('server a1 10.0.0.1:80 weight 9'); // held, not lost
@@ -143,5 +144,28 @@ describe('applySectionEdits', () => {
         expect(batched).toBe(oneByOne);
       }),
     );
+  });
+
+  it('a ConfigFile kept across flushes gives the same text', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'haptic-config-index-'));
+    try {
+      fc.assert(
+        fc.property(fc.array(fc.tuple(edit, fc.boolean()), { maxLength: 12 }), (steps) => {
+          const path = join(dir, 'haproxy.cfg');
+          writeFileSync(path, CFG);
+          const config = new ConfigFile(path);
+          let oneByOne = CFG;
+          for (const [e, flushNow] of steps) {
+            persistServer(config, e.backend, e.name, e.change);
+            oneByOne = serverEdit(oneByOne, e.backend, e.name, e.change);
+            if (flushNow) config.flush();
+          }
+          expect(config.content).toBe(oneByOne);
+          expect(readFileSync(path, 'utf8')).toBe(oneByOne);
+        }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { parseSections } from '#haproxy-config';
+import { applySectionEdits, SectionIndex, type SectionEdit } from './section-index.js';
 
 const VERSION_LINE = /^# _version=(\d+)\s*$/m;
 const META_LINES = /^# _(version|md5hash|cluster_version)=.*(\r?\n|$)/gm;
@@ -33,51 +33,26 @@ export function writeAtomic(file: string, content: string | Buffer): void {
   renameSync(tmp, file);
 }
 
-/** A queued change of one backend (or listen) section: its text in, its new text out. */
-export interface SectionEdit {
-  readonly backend: string;
-  readonly edit: (section: string) => string;
-}
-
-/**
- * Applies section edits in one pass over the text: the file is split once, each edited section is
- * changed on its own (small) text, and joined once. An edit of a section that does not exist is
- * dropped, as a runtime change of a server the file does not hold has nothing to write.
- */
-export function applySectionEdits(text: string, edits: readonly SectionEdit[]): string {
-  if (edits.length === 0) return text;
-  const wanted = new Set(edits.map((e) => e.backend));
-  const spans = new Map<string, { start: number; end: number }>();
-  for (const s of parseSections(text)) {
-    if ((s.type === 'backend' || s.type === 'listen') && wanted.has(s.name) && !spans.has(s.name))
-      spans.set(s.name, s);
-  }
-  if (spans.size === 0) return text;
-  const lines = text.split('\n');
-  // later sections first, so a section that grows or shrinks moves none still to change
-  const order = [...spans.entries()].sort((a, b) => b[1].start - a[1].start);
-  for (const [backend, { start, end }] of order) {
-    let section = lines.slice(start, end).join('\n');
-    for (const e of edits) if (e.backend === backend) section = e.edit(section);
-    lines.splice(start, end - start, ...section.split('\n'));
-  }
-  return lines.join('\n');
-}
-
 /**
  * The configuration file on disk with its version, cached in memory. Runtime changes queue their
- * section edits (`editSection`); they are applied together, once per turn of the event loop (so
- * a request answers before the file is rewritten), and before anything reads the text or a
- * reload reads the file (`flush`).
+ * section edits (`editSection`); they are applied together shortly after (WRITE_BEHIND_MS, so the
+ * server operations of one deployment share one write and a request answers before it), and
+ * before anything reads the text or a reload reads the file (`flush`). The sections are indexed
+ * once per written body, so an edit costs its section and the write, not a parse of the file.
  */
+/** How long queued runtime edits wait for the others of their deployment before the write. */
+export const WRITE_BEHIND_MS = 20;
+
 export class ConfigFile {
   private text: string;
+  /** Lines and section spans of `text`, made at the first runtime edit after a write. */
+  private index: SectionIndex | undefined;
   private pending: SectionEdit[] = [];
   private seq = 0;
   /** Edits queued since the oldest write under way began: that write applies them over its body. */
   private journal: (SectionEdit & { readonly seq: number })[] = [];
   private readonly marks = new Set<{ readonly seq: number }>();
-  private scheduled: NodeJS.Immediate | undefined;
+  private scheduled: NodeJS.Timeout | undefined;
   /** True while the text in memory is newer than the file (a write-through failed). */
   private unwritten = false;
 
@@ -130,6 +105,7 @@ export class ConfigFile {
     this.pending = [];
     writeAtomic(this.path, text);
     this.text = text;
+    this.index = undefined;
     this.unwritten = false;
   }
 
@@ -151,10 +127,10 @@ export class ConfigFile {
     const entry = { backend, edit, seq: ++this.seq };
     this.pending.push(entry);
     if (this.marks.size > 0) this.journal.push(entry);
-    this.scheduled ??= setImmediate(() => {
+    this.scheduled ??= setTimeout(() => {
       this.scheduled = undefined;
       this.flushReporting();
-    });
+    }, WRITE_BEHIND_MS);
   }
 
   /** `flush`, a failed write reported instead of thrown (the text in memory is current). */
@@ -174,9 +150,9 @@ export class ConfigFile {
     if (this.pending.length > 0) {
       const edits = this.pending;
       this.pending = [];
-      const next = applySectionEdits(this.text, edits);
-      if (next !== this.text) {
-        this.text = next;
+      this.index ??= new SectionIndex(this.text);
+      if (this.index.apply(edits)) {
+        this.text = this.index.text();
         this.unwritten = true;
       }
     }
