@@ -12,6 +12,9 @@ import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/l
 
 const NS = 'apps';
 const P = 'nginx.ingress.kubernetes.io/';
+// A privileged port nothing listens on (tcpmux): a connection there is refused, and no other test
+// can take it the way it could take a port that was free a moment ago.
+const REFUSING_PORT = 1;
 
 /** A backend answering `status` to every request; `seen` notes each request's Host on arrival. */
 async function startServer(status: number, seen: string[] = []): Promise<Server> {
@@ -130,7 +133,6 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx retries and request buffering',
     base = await tempBase();
     const [good, bad] = [await startServer(200, seen), await startServer(502)];
     servers = [good, bad];
-    const refused = await freePort(); // nothing listens there: connections are refused
     [http] = [await freePort()];
     const extra = { http_port: http, https_port: await freePort(), stats_port: await freePort() };
     const objects = [
@@ -141,7 +143,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx retries and request buffering',
         spec: { controller: 'k8s.io/ingress-nginx' },
       },
       ...echoBackend(NS, portOf(good)),
-      ...service('refusing', [portOf(good), refused]),
+      ...service('refusing', [portOf(good), REFUSING_PORT]),
       ...service('failing', [portOf(good), portOf(bad)]),
       ingress('refusing-default', 'refusing'),
       ingress('refusing-off', 'refusing', { 'proxy-next-upstream': 'off' }),
