@@ -18,6 +18,7 @@ import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 import { lookup } from '../filters-context.js';
 import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
 import { proxySslOpts } from './proxy-ssl-lines.js';
+import { retryLines } from './reader-retry.js';
 
 type FilterThis = { context: Context };
 
@@ -142,6 +143,8 @@ function backendLines(
   if (s.upstreamVhost !== undefined)
     lines.push(`http-request set-header Host ${hv(s.upstreamVhost)}`);
   if (s.cookie !== undefined) lines.push(...cookieLines(s.cookie, paths, hv));
+  const grpc = s.proto === 'GRPC' || s.proto === 'GRPCS';
+  lines.push(...retryLines(s.retry, s.requestBuffering, grpc));
   return lines.map((l) => escapeLine.call(q, l));
 }
 

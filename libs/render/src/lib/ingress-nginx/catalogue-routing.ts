@@ -210,16 +210,45 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     B,
     'proxy-next-upstream',
-    'On which failures the request goes to the next endpoint (error, timeout, http_502…).',
-    '`retry-on` with the matching HAProxy conditions and `option redispatch`.',
+    'On which failures a request is passed to the next endpoint: error, timeout, invalid_header, http_500/502/503/504/403/404/429, non_idempotent, off (default `error timeout`).',
+    '`retry-on`: error as `conn-failure empty-response`, timeout as `conn-failure response-timeout`, invalid_header as `empty-response junk-response`, http_NNN as `NNN`, off as `retry-on none` with `retries 0`; `option redispatch 1`; without non_idempotent, `http-request disable-l7-retry if { method POST PATCH LOCK }`.',
+    {
+      status: 'deviation',
+      deviation:
+        "HAProxy's conn-failure covers a refused and a timed-out connection alike (nginx's error and timeout each retry both); a request whose body does not fit one buffer (tune.bufsize) is retried only on conn-failure; http_429 refuses the Ingress (HAProxy 2.6's retry-on has no 429).",
+      refusedValues: [
+        {
+          value: /(^|\s)http_429(\s|$)/i,
+          reason: "HAProxy 2.6's retry-on cannot retry on a 429 answer.",
+        },
+      ],
+    },
   ),
   pending(
     B,
     'proxy-next-upstream-timeout',
-    'The time limit of passing a request on to the next endpoint.',
-    'Bounded by `timeout connect` and the retries.',
+    'The time limit (seconds, 0 = none, the default) of passing a request on to the next endpoint.',
+    'None: HAProxy has no time limit over all the attempts of a request.',
+    {
+      status: 'deviation',
+      deviation:
+        'Checked (whole seconds), not enforced: HAProxy bounds each attempt by timeout connect and timeout server, and the attempts by proxy-next-upstream-tries, not their total time.',
+    },
   ),
-  pending(B, 'proxy-next-upstream-tries', 'How many endpoints are tried.', '`retries`.'),
+  pending(
+    B,
+    'proxy-next-upstream-tries',
+    'How many endpoints a request is tried on, the first attempt included (default 3).',
+    '`retries <tries - 1>`.',
+    {
+      status: 'deviation',
+      deviation:
+        '0 (no limit) and more than 100 tries refuse the Ingress: HAProxy needs a number of retries.',
+      refusedValues: [
+        { value: /^0+$/, reason: 'HAProxy needs a number of retries; give the tries.' },
+      ],
+    },
+  ),
   pending(
     B,
     'proxy-buffering',
@@ -233,8 +262,13 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     B,
     'proxy-request-buffering',
-    'Buffer the request body before proxying.',
-    '`option http-buffer-request` when on.',
+    'Buffer the whole request body before proxying (`on`, the default); `off` streams it.',
+    '`option http-buffer-request` when on (HAProxy streams the body by default); nothing when off.',
+    {
+      status: 'deviation',
+      deviation:
+        "HAProxy buffers one buffer (tune.bufsize) of the body, then streams the rest, and waits for it at most timeout http-request (408 after); gRPC backends are never buffered (as nginx's grpc_pass).",
+    },
   ),
   pending(
     B,

@@ -40,7 +40,8 @@ canary canary-by-header canary-by-header-value canary-by-header-pattern canary-b
 canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tls-error-page
 auth-tls-pass-certificate-to-upstream auth-tls-match-cn auth-url auth-method auth-signin
 auth-signin-redirect-param auth-request-redirect auth-response-headers
-from-to-www-redirect upstream-hash-by`.split(/\s+/);
+from-to-www-redirect upstream-hash-by proxy-next-upstream proxy-next-upstream-timeout
+proxy-next-upstream-tries proxy-request-buffering`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const CLIENT_CERTS = [

@@ -7,6 +7,7 @@ import { NGINX_PREFIX } from './catalogue-types.js';
 import { readCors, type Cors } from './reader-cors.js';
 import { readExternalAuth, type ExternalAuth } from './external-auth.js';
 import { hashKeyFormat } from './reader-hash.js';
+import { DEFAULT_RETRY, readRequestBuffering, readRetry, type Retry } from './reader-retry.js';
 
 /** A refusal of one annotation value; the message names the Ingress and the annotation. */
 export class NginxRefusal extends Error {}
@@ -58,6 +59,10 @@ export interface NginxSettings {
   extAuth: ExternalAuth | undefined;
   /** Server options of the backend protocol. */
   proto: 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
+  /** proxy-next-upstream and its tries: HAProxy's retries. */
+  retry: Retry;
+  /** proxy-request-buffering: wait for the request body before choosing a server. */
+  requestBuffering: boolean;
 }
 
 const IPV4 =
@@ -107,6 +112,8 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
     cookie: undefined,
     extAuth: undefined,
     proto: 'HTTP',
+    retry: DEFAULT_RETRY,
+    requestBuffering: true,
   };
 }
 
@@ -167,6 +174,8 @@ export class NginxReader {
     s.allow = this.ranges('allowlist-source-range') ?? this.ranges('whitelist-source-range') ?? [];
     s.deny = this.ranges('denylist-source-range') ?? [];
     s.satisfyAny = this.satisfy();
+    s.retry = readRetry(this);
+    s.requestBuffering = readRequestBuffering(this);
     this.limits(s);
     this.affinity(s);
   }

@@ -14,6 +14,7 @@ import { ERROR_CASES } from './error-cases.js';
 import { HASH_CASES } from './hash-cases.js';
 import { REDIRECT_CASES } from './redirect-cases.js';
 import { REWRITE_CASES } from './rewrite-cases.js';
+import { RETRY_CASES } from './retry-cases.js';
 import { POLICY_CASES } from './policy-cases.js';
 import { TRAFFIC_CASES } from './traffic-cases.js';
 
@@ -26,6 +27,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...TRAFFIC_CASES,
   ...POLICY_CASES,
   ...HASH_CASES,
+  ...RETRY_CASES,
   ...ERROR_CASES,
   ...AUTH_CASES,
   ...BACKEND_TLS_CASES,
