@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { allowedHeaders, customHeadersOf, customHeadersSpec } from './custom-headers.js';
+import {
+  allowedHeaders,
+  customHeadersNotices,
+  customHeadersOf,
+  customHeadersSpec,
+} from './custom-headers.js';
 
 const P = 'nginx.ingress.kubernetes.io/';
 const ing = (annotations: Record<string, string>) => ({
@@ -81,7 +86,8 @@ describe('customHeadersOf', () => {
   });
 
   it('denies (503) when the ConfigMap is missing or ConfigMaps are not watched', () => {
-    const why = 'Ingress apps/web: custom-headers: ConfigMap apps/hdrs not found';
+    const why =
+      'Ingress apps/web: custom-headers: ConfigMap apps/hdrs not found; its locations answer 503';
     expect(customHeadersOf(web, spec, lookupIn(), allowed)).toEqual({ denied: why });
     expect(customHeadersOf(web, spec, undefined, allowed)).toEqual({ denied: why });
   });
@@ -109,4 +115,19 @@ describe('customHeadersOf', () => {
       );
     },
   );
+});
+
+describe('customHeadersNotices', () => {
+  it('names each Ingress whose ConfigMap is missing, and no other', () => {
+    const other = { metadata: { ...ing({}).metadata, name: 'plain' } };
+    const found = configMap('hdrs', { 'My-Custom-Header': '1' });
+    expect(customHeadersNotices([web, other], lookupIn(found))).toEqual([]);
+    expect(customHeadersNotices([web, other], lookupIn())).toEqual([
+      {
+        message:
+          'Ingress apps/web: custom-headers: ConfigMap apps/hdrs not found; its locations answer 503',
+        object: { watched: 'ingresses', kind: 'ingresses', namespace: 'apps', name: 'web' },
+      },
+    ]);
+  });
 });

@@ -4,6 +4,8 @@
 // headers). A missing ConfigMap denies the locations with 503, as ingress-nginx does; a name or
 // value outside the grammar, or a name not allowed, refuses the Ingress naming the key.
 import { FORBIDDEN_CHARS } from '../escaper.js';
+import { objectRef } from '../snapshot.js';
+import type { RenderNotice } from '../types.js';
 import { field, isNil, items, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxRefusal } from './reader.js';
@@ -50,6 +52,28 @@ export function customHeadersSpec(ing: object): CustomHeadersSpec | undefined {
   return { namespace, name };
 }
 
+function missingMessage(ing: object, ref: string): string {
+  return `${idOf(ing)}: custom-headers: ConfigMap ${ref} not found; its locations answer 503`;
+}
+
+/**
+ * A notice per served Ingress whose custom-headers ConfigMap is missing, read afresh at each
+ * render (a ConfigMap changes without its Ingress). Served Ingresses have a valid annotation.
+ */
+export function customHeadersNotices(
+  served: readonly object[],
+  configMaps: ((keys: readonly string[]) => readonly object[]) | undefined,
+): RenderNotice[] {
+  const notices: RenderNotice[] = [];
+  for (const ing of served) {
+    const spec = customHeadersSpec(ing);
+    if (spec === undefined || configMaps?.([spec.namespace, spec.name])[0] !== undefined) continue;
+    const message = missingMessage(ing, `${spec.namespace}/${spec.name}`);
+    notices.push({ message, object: objectRef('ingresses', ing) });
+  }
+  return notices;
+}
+
 /** The header names global_allowed_response_headers allows (a list or a comma-separated text). */
 export function allowedHeaders(extra: unknown): Set<string> {
   const v = field(extra, 'global_allowed_response_headers');
@@ -69,8 +93,7 @@ export function customHeadersOf(
 ): CustomHeaders {
   const ref = `${spec.namespace}/${spec.name}`;
   const cm = configMaps?.([spec.namespace, spec.name])[0];
-  if (cm === undefined)
-    return { denied: `${idOf(ing)}: custom-headers: ConfigMap ${ref} not found` };
+  if (cm === undefined) return { denied: missingMessage(ing, ref) };
   const data = field(cm, 'data');
   const keys = data !== null && typeof data === 'object' ? Object.keys(data).sort() : [];
   const headers: [string, string][] = [];
