@@ -19,6 +19,13 @@ import { lookup } from '../filters-context.js';
 import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
 import { proxySslOpts } from './proxy-ssl-lines.js';
 import { retryLines } from './reader-retry.js';
+import { clusterSlots } from './service-upstream.js';
+import {
+  allowedHeaders,
+  customHeadersOf,
+  customHeadersSpec,
+  type CustomHeaders,
+} from './custom-headers.js';
 
 type FilterThis = { context: Context };
 
@@ -110,6 +117,7 @@ function backendLines(
   s: NginxSettings,
   paths: readonly string[],
   auth: { readonly be: string; readonly auth: NginxAuth | undefined; readonly denied?: boolean },
+  headers?: CustomHeaders,
 ): string[] {
   const q = { context: ctx };
   const hv = (v: string): string => escapeOutput.call(q, headerValue.call(q, v));
@@ -123,8 +131,8 @@ function backendLines(
           `http-request set-var-fmt(txn.nginx_hash) "${s.hashKey}"`,
         ];
   // ingress-nginx's denied location (basic auth without its Secret) answers 503 before anything
-  // (so does one whose proxy-ssl-secret cannot serve)
-  if (auth.auth?.denied !== undefined || auth.denied === true)
+  // (so does one whose proxy-ssl-secret cannot serve, or whose custom-headers ConfigMap is missing)
+  if (auth.auth?.denied !== undefined || auth.denied === true || headers?.denied !== undefined)
     lines.push('http-request deny deny_status 503');
   // nginx's phases: the body size (on finding the location), its rewrite phase (app-root, the
   // redirects, the CORS preflight answer, then the Lua HTTPS redirect), limits, access (ranges)
@@ -145,6 +153,9 @@ function backendLines(
   if (s.cookie !== undefined) lines.push(...cookieLines(s.cookie, paths, hv));
   const grpc = s.proto === 'GRPC' || s.proto === 'GRPCS';
   lines.push(...retryLines(s.retry, s.requestBuffering, grpc));
+  // more_set_headers: every answer, HAProxy's own (deny, errors) too
+  for (const [name, value] of headers?.headers ?? [])
+    lines.push(`http-after-response set-header ${name} ${hv(value)}`);
   return lines.map((l) => escapeLine.call(q, l));
 }
 
@@ -163,7 +174,7 @@ export function nginxCanaries(this: FilterThis, splits: unknown): OutputLines {
 
 /**
  * `backend | nginx_backend: extra, resources.endpointslices, resources.services,
- * previous.backends, resources.secrets`: one backend of `nginx.backends` as its whole section — its
+ * previous.backends, resources.secrets, resources.configmaps`: one backend of `nginx.backends` as its whole section — its
  * basic-auth userlist, `backend <name>`, the lines its Ingress's ingress-nginx annotations give
  * (`ing_` backends) or the library's defaults (`svc_` backends), and its server slots. A bad
  * value fails the render for that Ingress.
@@ -176,6 +187,7 @@ export function nginxBackend(
   servicesList: unknown,
   deployed: unknown,
   secretsList?: unknown,
+  configMapsList?: unknown,
 ): OutputSections {
   const ctx = this.context;
   const ing = field(backend, 'ingress');
@@ -186,6 +198,7 @@ export function nginxBackend(
     let paths: string[] = [];
     let auth: NginxAuth | undefined;
     let ssl: ProxySsl | undefined;
+    let headers: CustomHeaders | undefined;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       new NginxReader(ing, extra).read(s);
       const spec = basicAuthSpec(ing);
@@ -195,6 +208,13 @@ export function nginxBackend(
       const sslSpec = proxySslSpec(ing, []);
       if (sslSpec !== undefined)
         ssl = proxySslOf(ing, sslSpec, secretsList ? secrets : undefined, []);
+      const headersSpec = customHeadersSpec(ing);
+      if (headersSpec !== undefined) {
+        const maps = (keys: readonly string[]) =>
+          lookup(ctx, 'nginx_backend', configMapsList, keys);
+        const allowed = allowedHeaders(extra);
+        headers = customHeadersOf(ing, headersSpec, configMapsList ? maps : undefined, allowed);
+      }
       // a canary backend takes its mainline's paths (`main_service`, `main_port`)
       const service = field(backend, 'main_service') ?? field(backend, 'service');
       const port = field(backend, 'main_port') ?? field(backend, 'port');
@@ -211,11 +231,18 @@ export function nginxBackend(
       1024,
     );
     const deployedServers = field(deployedBackend(deployed, be), 'servers');
-    const found = slotsOf(ctx, slicesList, servicesList, backend ?? {}, slots, deployedServers);
+    const found =
+      (s.serviceUpstream
+        ? clusterSlots(ctx, servicesList, backend, slots, deployedServers)
+        : undefined) ??
+      slotsOf(ctx, slicesList, servicesList, backend ?? {}, slots, deployedServers);
     const cookie = s.cookie === undefined ? '' : s.cookie.name;
     const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
     const denied = ssl?.denied !== undefined;
-    const lines = new OutputLines(backendLines(ctx, s, paths, { be, auth, denied }), '\n  ');
+    const lines = new OutputLines(
+      backendLines(ctx, s, paths, { be, auth, denied }, headers),
+      '\n  ',
+    );
     const users = userlistLines(ctx, be, auth);
     return new OutputSections([users, head, lines, serverLines(found, opts, cookie)]);
   } catch (err) {

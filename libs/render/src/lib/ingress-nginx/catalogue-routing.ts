@@ -148,7 +148,8 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'service-upstream',
     "Proxy to the Service's cluster IP instead of its endpoints.",
-    'One server line at the ClusterIP and port.',
+    'One server line at the ClusterIP and port; a Service without a cluster IP (headless) keeps its endpoints, as ingress-nginx falls back to them.',
+    { status: 'honoured' },
   ),
   pending(
     B,

@@ -266,8 +266,13 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     H,
     'custom-headers',
-    'Headers from a ConfigMap (namespace/name) added to the answer.',
-    '`http-after-response set-header`, each value escaped.',
+    'Headers from a ConfigMap (namespace/name) added to the answer; each name must be in global-allowed-response-headers; a missing ConfigMap answers 503.',
+    '`http-after-response set-header`, each value escaped (written literally); the allowed names are the library setting `global_allowed_response_headers`; `http-request deny deny_status 503` when the ConfigMap is missing.',
+    {
+      status: 'deviation',
+      deviation:
+        "The ConfigMap must be in the Ingress's namespace (ingress-nginx's documentation; its code reads any); a header name outside ingress-nginx's grammar or not allowed, or a value holding a control character, refuses the Ingress naming the ConfigMap key (ingress-nginx denies its locations with 503); allowed names are compared case-insensitively.",
+    },
   ),
   pending(
     A,

@@ -166,12 +166,27 @@ describe('the nginx context provider', () => {
     ]);
   });
 
+  it('gives a notice for a custom-headers ConfigMap that is missing (its locations answer 503)', () => {
+    const got: RenderNotice[] = [];
+    const web = ing('web', 'w.example.com', [['/', 'Prefix']], { 'custom-headers': 'apps/hdrs' });
+    ingressNginxProvider.provide(snapshot([web]), {
+      extra: { controller_name: 'k8s.io/ingress-nginx' },
+      watched: ['ingresses', 'ingressclasses'],
+      incremental: false,
+      notice: (n) => got.push(n),
+    });
+    expect(got.map((n) => n.message)).toEqual([
+      'Ingress apps/web: custom-headers: ConfigMap apps/hdrs not found; its locations answer 503',
+    ]);
+  });
+
   it('refuses snippets, refused values and bad values all at once, naming each annotation', () => {
     expect(
       refusals([
         ing('s', 's.example.com', [['/', 'Prefix']], { 'server-snippet': 'return 200;' }),
         ing('ff', 'f.example.com', [['/', 'Prefix']], { 'backend-protocol': 'FCGI' }),
         ing('rrr', 'r.example.com', [['/', 'Prefix']], { 'limit-rps': 'lots' }),
+        ing('hh', 'h.example.com', [['/', 'Prefix']], { 'custom-headers': 'other/hdrs' }),
         ing('ok', 'o.example.com', [['/', 'Prefix']]),
       ]),
     ).toEqual([
@@ -181,6 +196,7 @@ describe('the nginx context provider', () => {
       expect.stringMatching(
         /^Ingress apps\/ff: annotation nginx.ingress.kubernetes.io\/backend-protocol: value "FCGI"/,
       ),
+      'Ingress apps/hh: annotation nginx.ingress.kubernetes.io/custom-headers: ConfigMap other/hdrs is in another namespace than the Ingress',
       'Ingress apps/rrr: annotation nginx.ingress.kubernetes.io/limit-rps: "lots" is not a whole number from 1 to 1000000',
     ]);
   });

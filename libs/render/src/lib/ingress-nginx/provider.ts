@@ -21,6 +21,7 @@ import { nginxRoutes, type NginxRoutes } from './routes.js';
 import { basicAuthSpec, nginxAuthOf } from './auth.js';
 import { proxySslNotices } from './proxy-ssl.js';
 import { isCanary } from './canary.js';
+import { customHeadersNotices, customHeadersSpec } from './custom-headers.js';
 import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
 import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
@@ -95,6 +96,7 @@ function judge(ing: object): Judged {
     new NginxReader(ing, {}).read(defaultNginxSettings({}));
     basicAuthSpec(ing);
     clientAuthSpec(ing);
+    customHeadersSpec(ing);
   } catch (err) {
     problem = problemOf(ing, err);
   }
@@ -272,6 +274,10 @@ export const ingressNginxProvider: ContextProvider = {
     if (all.length > 0) throw new RejectedObjectsError(all);
     for (const n of nginx.notices) context.notice?.(n);
     for (const n of authNotices(nginx.model.served, snapshot, context)) context.notice?.(n);
+    const maps = context.watched.includes('configmaps')
+      ? (keys: readonly string[]) => snapshot.lookup('configmaps', keys)
+      : undefined;
+    for (const n of customHeadersNotices(nginx.model.served, maps)) context.notice?.(n);
     const notices: RenderNotice[] = [];
     const byHost = clientAuthOf(nginx.model.served, snapshot, context, notices);
     for (const n of notices) context.notice?.(n);

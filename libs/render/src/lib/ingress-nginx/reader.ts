@@ -57,6 +57,8 @@ export interface NginxSettings {
   cookie: AffinityCookie | undefined;
   /** auth-url and its companions (external-auth.ts), or undefined. */
   extAuth: ExternalAuth | undefined;
+  /** service-upstream: one server at the Service's cluster IP instead of its endpoints. */
+  serviceUpstream: boolean;
   /** Server options of the backend protocol. */
   proto: 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
   /** proxy-next-upstream and its tries: HAProxy's retries. */
@@ -111,6 +113,7 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
     satisfyAny: false,
     cookie: undefined,
     extAuth: undefined,
+    serviceUpstream: false,
     proto: 'HTTP',
     retry: DEFAULT_RETRY,
     requestBuffering: true,
@@ -271,6 +274,7 @@ export class NginxReader {
         'backend-protocol',
         `${JSON.stringify(proto)} is not HTTP, HTTPS, GRPC, GRPCS or AUTO_HTTP`,
       );
+    s.serviceUpstream = this.flag('service-upstream', false);
     const lb = this.get('load-balance')?.trim();
     if (lb === 'ewma') s.balance = 'leastconn';
     else if (lb !== undefined && lb !== 'round_robin')

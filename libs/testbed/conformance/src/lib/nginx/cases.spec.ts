@@ -68,6 +68,8 @@ describe('the ingress-nginx suite cases', () => {
       'canary-by-cookie',
       'canary-weight',
       'canary-weight-total',
+      'service-upstream',
+      'custom-headers',
     ])
       expect(covered.has(a), a).toBe(true);
     expect(NGINX_CASES.filter((c) => c.core).length).toBeGreaterThanOrEqual(4);

@@ -17,6 +17,7 @@ import { REWRITE_CASES } from './rewrite-cases.js';
 import { RETRY_CASES } from './retry-cases.js';
 import { POLICY_CASES } from './policy-cases.js';
 import { TRAFFIC_CASES } from './traffic-cases.js';
+import { ALLOWED_RESPONSE_HEADERS, UPSTREAM_CASES } from './upstream-cases.js';
 
 /** Every case of the suite, in the order they run. */
 export const NGINX_CASES: readonly NginxCase[] = [
@@ -32,6 +33,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...AUTH_CASES,
   ...BACKEND_TLS_CASES,
   ...CANARY_CASES,
+  ...UPSTREAM_CASES,
 ];
 
 /** The HAProxy majors the core routing cases run on by default; the other cases run on the first. */
@@ -141,7 +143,16 @@ async function startStack(bin: string | undefined, log: (l: string) => void): Pr
   return Stack.start({
     install: 'chart',
     fast: true,
-    chartValues: libraryChartValues('ingress-nginx'),
+    chartValues: {
+      ...libraryChartValues('ingress-nginx'),
+      // the custom-headers cases' names (ingress-nginx's global-allowed-response-headers)
+      ...Object.fromEntries(
+        ALLOWED_RESPONSE_HEADERS.map((h, i) => [
+          `controller.config.extraContext.global_allowed_response_headers[${i}]`,
+          h,
+        ]),
+      ),
+    },
     ...(bin ? { haproxyBin: bin } : {}),
     log,
   });

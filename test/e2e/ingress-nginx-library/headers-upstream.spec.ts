@@ -1,0 +1,202 @@
+import { rm } from 'node:fs/promises';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+
+// service-upstream and custom-headers of the ingress-nginx library, judged by real requests through
+// a real HAProxy running the library's render (as ingress-nginx's e2e customheaders.go and its
+// service-upstream docs describe them). Two backends tell the cluster IP from the endpoints: the
+// Service's cluster IP and port reach one, its EndpointSlice names the other.
+
+const NS = 'apps';
+const P = 'nginx.ingress.kubernetes.io/';
+
+/** A backend answering 200 with its name in X-Backend. */
+async function startBackend(name: string): Promise<{ port: number; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'x-backend': name, 'content-type': 'text/plain' });
+      res.end(name);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, server };
+}
+
+/** One GET to HAProxy on 127.0.0.1 (5 s timeout): the status and the headers. */
+function get(
+  port: number,
+  host: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/', headers: { host }, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`request to ${host} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const ingress = (
+  name: string,
+  host: string,
+  annotations: object,
+  service = 'echo',
+  port = 8080,
+) => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: {
+    name,
+    namespace: NS,
+    creationTimestamp: '2024-01-01T00:00:00Z',
+    annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
+  },
+  spec: {
+    ingressClassName: 'nginx',
+    rules: [
+      {
+        host,
+        http: {
+          paths: [
+            {
+              path: '/',
+              pathType: 'Prefix',
+              backend: { service: { name: service, port: { number: port } } },
+            },
+          ],
+        },
+      },
+    ],
+  },
+});
+
+/** A Service `name` with this cluster IP and port, its EndpointSlice one 127.0.0.1 at `endpointPort`. */
+function service(name: string, clusterIP: string, port: number, endpointPort: number): object[] {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: NS },
+      spec: { clusterIP, ports: [{ name: 'http', port, targetPort: endpointPort }] },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: `${name}-1`,
+        namespace: NS,
+        labels: { 'kubernetes.io/service-name': name },
+      },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: endpointPort }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    },
+  ];
+}
+
+// what ingress-nginx's e2e test sets, and values HAProxy must not read (a sample fetch, quotes)
+const HEADERS = {
+  'My-Custom-Header': '42',
+  'My-Custom-Header-Dollar': '$remote_addr',
+  'X-Fetch': '%[src] %{+Q}o ${HOME}',
+  'X-Quotes': `it's "quoted" \\ 'twice'`,
+};
+
+describeForMajors(
+  ['2.6', '3.0'],
+  'ingress-nginx service-upstream and custom-headers through HAProxy',
+  (install) => {
+    let base: string;
+    let endpoints: { port: number; server: Server };
+    let cluster: { port: number; server: Server };
+    let haproxy: HaproxyUnderTest;
+    let http: number;
+
+    beforeAll(async () => {
+      process.env['POD_IP'] = '127.0.0.1'; // binds stay on loopback
+      base = await tempBase();
+      endpoints = await startBackend('endpoints');
+      cluster = await startBackend('cluster-ip');
+      http = await freePort();
+      const extra = {
+        http_port: http,
+        https_port: await freePort(),
+        stats_port: await freePort(),
+        global_allowed_response_headers: Object.keys(HEADERS),
+      };
+      const objects = [
+        {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'IngressClass',
+          metadata: { name: 'nginx' },
+          spec: { controller: 'k8s.io/ingress-nginx' },
+        },
+        ...echoBackend(NS, endpoints.port),
+        // the cluster IP's port reaches the cluster-ip backend, the endpoints the other one
+        ...service('cip', '127.0.0.1', cluster.port, endpoints.port),
+        ...service('headless', 'None', cluster.port, endpoints.port),
+        ingress('upstream', 'up.bar.com', { 'service-upstream': 'true' }, 'cip', cluster.port),
+        ingress('plain', 'plain.bar.com', {}, 'cip', cluster.port),
+        ingress(
+          'headless',
+          'headless.bar.com',
+          { 'service-upstream': 'true' },
+          'headless',
+          cluster.port,
+        ),
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'custom-headers', namespace: NS },
+          data: HEADERS,
+        },
+        ingress('headers', 'headers.bar.com', { 'custom-headers': `${NS}/custom-headers` }),
+        ingress('missing', 'missing.bar.com', { 'custom-headers': `${NS}/no-such-configmap` }),
+      ];
+      const cfg = await renderLibraryConfig(base, 'ingress-nginx', extra, objects);
+      haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+    }, 120_000);
+
+    afterAll(async () => {
+      await haproxy?.stop();
+      for (const b of [endpoints, cluster]) await new Promise((r) => b?.server.close(r));
+      if (base) await rm(base, { recursive: true, force: true });
+    });
+
+    it("service-upstream sends every request to the Service's cluster IP and port, not its endpoints", async () => {
+      for (let i = 0; i < 4; i++) {
+        const r = await get(http, 'up.bar.com');
+        expect([r.status, r.headers['x-backend']]).toEqual([200, 'cluster-ip']);
+      }
+      const plain = await get(http, 'plain.bar.com');
+      expect([plain.status, plain.headers['x-backend']]).toEqual([200, 'endpoints']);
+    });
+
+    it('service-upstream on a headless Service keeps its endpoints', async () => {
+      const r = await get(http, 'headless.bar.com');
+      expect([r.status, r.headers['x-backend']]).toEqual([200, 'endpoints']);
+    });
+
+    it("custom-headers sets the ConfigMap's headers on the answer, each value literally", async () => {
+      const r = await get(http, 'headers.bar.com');
+      expect(r.status).toBe(200);
+      for (const [name, value] of Object.entries(HEADERS))
+        expect(r.headers[name.toLowerCase()], name).toBe(value);
+    });
+
+    it('custom-headers naming a missing ConfigMap answers 503, without the headers', async () => {
+      const r = await get(http, 'missing.bar.com');
+      expect(r.status).toBe(503);
+      expect(r.headers['my-custom-header']).toBeUndefined();
+    });
+  },
+);
