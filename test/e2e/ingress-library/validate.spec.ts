@@ -62,3 +62,32 @@ describeForMajors(
     });
   },
 );
+
+// The ingress-nginx library's embedded tests (its annotations' lines, refusals and escaping) on
+// each major: what `haproxy -c` of both accepts is part of what the library promises.
+describeForMajors(
+  ['2.6', '3.0'],
+  'the ingress-nginx library passes its embedded validation tests',
+  (haproxy) => {
+    let base: string;
+    let config: string;
+
+    beforeAll(async () => {
+      base = await tempBase();
+      config = await assembleLibrary(base, () => undefined, 'ingress-nginx');
+    });
+    afterAll(async () => rm(base, { recursive: true, force: true }));
+
+    it('haptic validate passes every embedded test, at least 60', async () => {
+      const run = await haptic(
+        ['validate', '-f', config, '-o', 'json', '--haproxy-bin', haproxy.bin],
+        300_000,
+      );
+      const report = JSON.parse(run.stdout) as Report;
+      expect(report.tests.filter((t) => !t.passed).map((t) => t.name)).toEqual([]);
+      expect(report.totals.failedAssertions).toBe(0);
+      expect(report.totals.tests).toBeGreaterThanOrEqual(60);
+      expect(run.code).toBe(0);
+    });
+  },
+);
