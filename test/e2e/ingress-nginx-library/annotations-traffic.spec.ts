@@ -6,13 +6,13 @@ import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
 
 // ingress-nginx annotations honoured by the ingress-nginx library, judged as ingress-nginx's own
 // e2e tests judge them: real requests through a real HAProxy running the library's render,
 // status and headers from the client's side, path and headers from the backend's side.
 
 const NS = 'apps';
-const P = 'nginx.ingress.kubernetes.io/';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 /** An echo backend answering 200 with what it saw (method, path with query, headers). */
@@ -72,21 +72,8 @@ function call(c: Call): Promise<Reply> {
   });
 }
 
-const ingress = (name: string, host: string, annotations: object, spec: object = {}) => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: {
-    name,
-    namespace: NS,
-    creationTimestamp: '2024-01-01T00:00:00Z',
-    annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }],
-    ...spec,
-  },
-});
+const ingress = (name: string, host: string, annotations: object, spec: object = {}) =>
+  nginxIngress(name, annotations, { namespace: NS, host, spec });
 const backend = { service: { name: 'echo', port: { number: 8080 } } };
 // crypt(3) hashes: bcrypt of "s3cret", SHA-512 of "bar"; apr1 of "bar" (HAProxy cannot check it)
 const HTPASSWD = [

@@ -7,13 +7,13 @@ import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCertificate } from '../haproxy/fixtures.js';
 import { renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
 
 // Backend TLS of the ingress-nginx library (proxy-ssl-*), judged on real traffic: HAProxy runs
 // the library's render and proxies to HTTPS upstreams on loopback — one that any client may
 // reach, one that requires a client certificate — which answer with what their TLS side saw.
 
 const NS = 'apps';
-const P = 'nginx.ingress.kubernetes.io/';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 /** What an upstream saw of the TLS connection HAProxy opened. */
@@ -99,35 +99,17 @@ const service = (name: string, port: number) => [
 ];
 
 /** An Ingress for `<name>.tls.test` to `svc`, reached over HTTPS with these proxy-ssl-* annotations. */
-const ingress = (name: string, svc: string, annotations: Record<string, string>) => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: {
+const ingress = (name: string, svc: string, annotations: Record<string, string>) =>
+  nginxIngress(
     name,
-    namespace: NS,
-    creationTimestamp: '2024-01-01T00:00:00Z',
-    annotations: Object.fromEntries(
-      Object.entries({ 'backend-protocol': 'HTTPS', ...annotations }).map(([k, v]) => [P + k, v]),
-    ),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [
-      {
-        host: `${name}.tls.test`,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: svc, port: { number: 443 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
+    { 'backend-protocol': 'HTTPS', ...annotations },
+    {
+      namespace: NS,
+      host: `${name}.tls.test`,
+      service: svc,
+      port: 443,
+    },
+  );
 
 const verified = (ref: string, name = 'backend.svc') => ({
   'proxy-ssl-secret': `${NS}/${ref}`,

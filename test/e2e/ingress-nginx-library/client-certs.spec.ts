@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
 
 // Client certificates (auth-tls-*) of the ingress-nginx library, judged as ingress-nginx's
 // authtls e2e test judges them: real TLS handshakes through a real HAProxy running the library's
 // render, with and without a client certificate, with SNI matching the Host or not.
 
 const NS = 'apps';
-const P = 'nginx.ingress.kubernetes.io/';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 interface Pair {
@@ -123,22 +123,8 @@ function call(port: number, host: string, cert?: Pair, sni = host): Promise<Repl
   });
 }
 
-const backend = { service: { name: 'echo', port: { number: 8080 } } };
-const ingress = (name: string, host: string, annotations: Record<string, string>) => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: {
-    name,
-    namespace: NS,
-    creationTimestamp: '2024-01-01T00:00:00Z',
-    annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    tls: [{ hosts: [host], secretName: 'tls' }],
-    rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }],
-  },
-});
+const ingress = (name: string, host: string, annotations: Record<string, string>) =>
+  nginxIngress(name, annotations, { namespace: NS, host, tlsSecret: 'tls' });
 
 function objects(pki: ReturnType<typeof makePki>, echoPort: number): object[] {
   const secret = (name: string, type: string, data: Record<string, string>) => ({

@@ -12,6 +12,7 @@ import {
   tempBase,
   writeManifests,
 } from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
 
 // External authentication (auth-url and companions) judged as ingress-nginx's e2e
 // test/e2e/annotations/auth.go judges it: real requests through a real HAProxy running the
@@ -19,7 +20,6 @@ import {
 // service, status and Location from the client's side, headers from the backend's side.
 
 const NS = 'apps';
-const P = 'nginx.ingress.kubernetes.io/';
 
 /** The backend: answers 200 with the headers it saw. */
 async function startBackend(): Promise<{ port: number; server: Server }> {
@@ -61,21 +61,8 @@ function call(port: number, host: string, path: string, headers: object = {}): P
   });
 }
 
-const backend = { service: { name: 'echo', port: { number: 8080 } } };
-const ingress = (name: string, host: string, path: string, annotations: object) => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: {
-    name,
-    namespace: NS,
-    creationTimestamp: '2024-01-01T00:00:00Z',
-    annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [{ host, http: { paths: [{ path, pathType: 'Prefix', backend }] } }],
-  },
-});
+const ingress = (name: string, host: string, path: string, annotations: object) =>
+  nginxIngress(name, annotations, { namespace: NS, host, path });
 
 describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication (auth-url)', (install) => {
   let base: string;

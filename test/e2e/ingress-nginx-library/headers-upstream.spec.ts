@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
 
 // service-upstream and custom-headers of the ingress-nginx library, judged by real requests through
 // a real HAProxy running the library's render (as ingress-nginx's e2e customheaders.go and its
@@ -11,7 +12,6 @@ import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/l
 // Service's cluster IP and port reach one, its EndpointSlice names the other.
 
 const NS = 'apps';
-const P = 'nginx.ingress.kubernetes.io/';
 
 /** A backend answering 200 with its name in X-Backend. */
 async function startBackend(name: string): Promise<{ port: number; server: Server }> {
@@ -45,39 +45,8 @@ function get(
   });
 }
 
-const ingress = (
-  name: string,
-  host: string,
-  annotations: object,
-  service = 'echo',
-  port = 8080,
-) => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: {
-    name,
-    namespace: NS,
-    creationTimestamp: '2024-01-01T00:00:00Z',
-    annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [
-      {
-        host,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: service, port: { number: port } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
+const ingress = (name: string, host: string, annotations: object, service = 'echo', port = 8080) =>
+  nginxIngress(name, annotations, { namespace: NS, host, service, port });
 
 /** A Service `name` with this cluster IP and port, its EndpointSlice one 127.0.0.1 at `endpointPort`. */
 function service(name: string, clusterIP: string, port: number, endpointPort: number): object[] {

@@ -5,13 +5,13 @@ import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from
 import { waitFor } from '#testbed/stack';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
 
 // proxy-next-upstream, its tries, and proxy-request-buffering judged by traffic through a real
 // HAProxy running the ingress-nginx library's render: Services with one good endpoint and one
 // refusing connections (or answering 502), and a backend that notes when a request reaches it.
 
 const NS = 'apps';
-const P = 'nginx.ingress.kubernetes.io/';
 // A privileged port nothing listens on (tcpmux): a connection there is refused, and no other test
 // can take it the way it could take a port that was free a moment ago.
 const REFUSING_PORT = 1;
@@ -56,33 +56,8 @@ function service(name: string, ports: readonly number[]): object[] {
   ];
 }
 
-const ingress = (name: string, svc: string, annotations: Record<string, string> = {}) => ({
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'Ingress',
-  metadata: {
-    name,
-    namespace: NS,
-    creationTimestamp: '2024-01-01T00:00:00Z',
-    annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [P + k, v])),
-  },
-  spec: {
-    ingressClassName: 'nginx',
-    rules: [
-      {
-        host: `${name}.retry.test`,
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: svc, port: { number: 8080 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
+const ingress = (name: string, svc: string, annotations: Record<string, string> = {}) =>
+  nginxIngress(name, annotations, { namespace: NS, host: `${name}.retry.test`, service: svc });
 
 /** A request with a body of `body.length` bytes of which only `sent` are written (10 s timeout). */
 function open(port: number, name: string, method: string, body: string, sent = body.length) {
