@@ -70,9 +70,19 @@ describe('the chart by default: HAProxy and the agent sidecar, two containers of
     const of = (name: string) => statuses.find((s) => s.name === name);
     return { haproxy: pidOf(of('haproxy')), agent: pidOf(of('dataplane')), statuses };
   };
-  const showProc = async (p: PodAddress): Promise<MasterProcTable> =>
-    parseMasterShowProc(
-      await cliCommand(masterSocketOf((await processes(p)).haproxy), 'show proc'),
+  /**
+   * The master's `show proc`. The master closes its socket for a moment while it re-executes
+   * for a reload (one may still be under way from the controller's first deployments), so the
+   * question is asked again until the master answers (30 s).
+   */
+  const showProc = (p: PodAddress): Promise<MasterProcTable> =>
+    waitFor(
+      `show proc on ${p.name}'s master socket`,
+      async () =>
+        parseMasterShowProc(
+          await cliCommand(masterSocketOf((await processes(p)).haproxy), 'show proc'),
+        ),
+      30_000,
     );
   /** What `service` answered through one HAProxy pod, or '' (with the echo pod's name). */
   const through = async (p: PodAddress, path = '/') => {
