@@ -117,11 +117,6 @@ export class ConfigFile {
     }
   }
 
-  /** Rewrites the file content keeping its version (runtime write-through). */
-  replaceKeepingVersion(text: string): void {
-    this.write(text, this.version);
-  }
-
   /** Queues an edit of a backend's section, written with the others off the request's path. */
   editSection(backend: string, edit: (section: string) => string): void {
     const entry = { backend, edit, seq: ++this.seq };
