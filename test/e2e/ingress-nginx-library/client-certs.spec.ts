@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -64,12 +64,16 @@ function makePki(): { ca: string; client: Pair; otherClient: Pair; server: Pair 
   );
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
   const pair = (n: string): Pair => ({ cert: read(`${n}.crt`), key: read(`${n}.key`) });
-  return {
-    ca: read('ca.crt'),
-    client: pair('client'),
-    otherClient: pair('other'),
-    server: pair('server'),
-  };
+  try {
+    return {
+      ca: read('ca.crt'),
+      client: pair('client'),
+      otherClient: pair('other'),
+      server: pair('server'),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** An echo backend answering 200 with the headers it saw. */

@@ -1,7 +1,7 @@
 // `haptic migrate --from ingress-nginx` as a user runs it: the built CLI on a kubectl dump, on
 // multi-document YAML, and on a live API server (kube-sim, with TLS and a token).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -183,5 +183,6 @@ describe('haptic migrate --kubeconfig (a live API server)', () => {
     const missing = await run(['--from', 'ingress-nginx', '--kubeconfig', join(dir, 'none'), '-A']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--kubeconfig: .*none does not exist/);
+    await rm(dir, { recursive: true, force: true });
   });
 });
