@@ -76,6 +76,8 @@ export interface PodState {
   deployedHash: string | undefined;
   lastDeployAt: number;
   lastReloadAt: number;
+  /** When the last reload through the gate began: minDeploymentInterval counts from there. */
+  lastReloadStartAt: number;
   lastReloadReasons: readonly string[];
   runtimeOperations: number;
   lastError: string | undefined;

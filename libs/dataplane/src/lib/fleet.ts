@@ -81,6 +81,7 @@ export class Fleet {
         deployedHash: undefined,
         lastDeployAt: -Infinity,
         lastReloadAt: -Infinity,
+        lastReloadStartAt: -Infinity,
         lastReloadReasons: [],
         runtimeOperations: 0,
         lastError: undefined,
@@ -239,14 +240,18 @@ export class Fleet {
   }
 
   /**
-   * Waits out minDeploymentInterval for this pod and the stagger after the last reload of another
-   * pod started (the stagger keeps replicas from reloading together; it never delays one pod's
-   * next change). False: nothing to wait for.
+   * Waits out minDeploymentInterval since this pod's last reload began and the stagger after the
+   * last reload of another pod began (the stagger keeps replicas from reloading together; it
+   * never delays one pod's next change). Counted from the start, as a reload itself takes a
+   * `haproxy -c` and a re-exec: a change after one has ended waits only when reloads would
+   * otherwise start more often than the interval. False: nothing to wait for.
    */
   private async reloadGate(s: PodState): Promise<boolean> {
     const now = this.now();
     const staggered = this.stagger && this.stagger.pod !== s ? this.stagger.nextAt : now;
-    const notBefore = Math.max(s.lastReloadAt + this.opts.minDeploymentIntervalMs, staggered, now);
+    const interval = this.opts.minDeploymentIntervalMs;
+    const notBefore = Math.max(s.lastReloadStartAt + interval, staggered, now);
+    s.lastReloadStartAt = notBefore;
     this.stagger = { pod: s, nextAt: notBefore + (this.opts.staggerMs ?? 200) };
     if (notBefore <= now) return false;
     await this.sleep(notBefore - now);

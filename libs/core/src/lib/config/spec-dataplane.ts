@@ -60,7 +60,7 @@ export class DataplaneSpec {
   tls?: DataplaneTlsSpec;
 
   @Field(
-    'minimum time between two reloading deployments to one pod (a lone change, with no reload within this time, never waits; runtime-only changes are exempt)',
+    'minimum time between the starts of two reloads of one pod (a change arriving when the last reload began longer ago never waits; runtime-only changes are exempt)',
   )
   @IsDurationText()
   minDeploymentInterval: DurationText = '500ms';
