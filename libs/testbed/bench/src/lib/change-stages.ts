@@ -39,3 +39,20 @@ export function stageMedians(
     return single(`latency.${kind}.stage.${s}`, 'ms', median, size, v.length);
   });
 }
+
+/** Per change (received from `starts[k]` until the next change began), its record applied last. */
+export function lastAppliedPerChange(
+  applied: readonly ChangeStagesSeen[],
+  starts: readonly string[],
+): ChangeStagesSeen[] {
+  const end = (c: ChangeStagesSeen) => Date.parse(c.receivedAt) + (c.stagesMs['applied'] ?? 0);
+  const last = new Map<number, ChangeStagesSeen>();
+  for (const c of applied) {
+    let k = -1;
+    while (k + 1 < starts.length && (starts[k + 1] ?? '') <= c.receivedAt) k++;
+    if (k < 0) continue;
+    const had = last.get(k);
+    if (!had || end(c) > end(had)) last.set(k, c);
+  }
+  return [...last.keys()].sort((a, b) => a - b).map((k) => last.get(k)!);
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { generateCertificate } from '#testbed/kube-sim';
-import { stageMedians, stagesOf } from './change-stages.js';
+import { lastAppliedPerChange, stageMedians, stagesOf } from './change-stages.js';
 import {
   AGENT_RELOAD_DELAY_MS,
   CHURN,
@@ -70,8 +70,10 @@ async function structuralChange(cluster: BenchCluster): Promise<number> {
 
 /**
  * Runs `count` changes timed by `one`, with the HAProxy reloads they caused (from `show proc`)
- * and each applied change's stages as the controller's /debug/changes reports them (read after
- * each change, outside its timing, as the controller keeps only the newest).
+ * and each change's stages as the controller's /debug/changes reports them (read after each
+ * change, outside its timing, as the controller keeps only the newest). A change of several
+ * objects (a Service, its EndpointSlice and an Ingress) is several records: the one applied
+ * last is what made the change served, so its stages stand for the change.
  */
 async function series(
   cluster: BenchCluster,
@@ -89,7 +91,9 @@ async function series(
       if (c.receivedAt >= since) seen.set(c.correlationId, c);
   };
   const ms: number[] = [];
+  const starts: string[] = [];
   for (let k = 0; k < count; k++) {
+    starts.push(new Date().toISOString());
     ms.push(await one(k));
     progress.count(k + 1, count);
     await collect();
@@ -98,7 +102,8 @@ async function series(
   await sleep(AGENT_RELOAD_DELAY_MS + 200);
   await collect();
   const applied = [...seen.values()].filter((c) => c.outcome === 'applied');
-  return { ms, reloads: (await cluster.reloads()) - before, stages: applied.map(stagesOf) };
+  const stages = lastAppliedPerChange(applied, starts).map(stagesOf);
+  return { ms, reloads: (await cluster.reloads()) - before, stages };
 }
 
 /**
