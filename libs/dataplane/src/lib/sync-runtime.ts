@@ -1,7 +1,7 @@
 // The runtime half of a deployment: the plan's runtime operations sent through the Dataplane
 // API's runtime endpoints (HAProxy's runtime API), in an order that never serves a half-made
 // state: new certificates, crt-list lines, servers, maps, then removals.
-import { parseCrtList } from '#haproxy-config';
+import { parseCrtList, type RuntimeChange } from '#haproxy-config';
 import { DataplaneRequestError } from '../dataplane.errors.js';
 import type { DataplaneClient } from './client.js';
 import type { SyncPlan } from './sync-plan.js';
@@ -34,32 +34,7 @@ export async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Pro
       },
     });
   }
-  for (const s of plan.servers) {
-    const base = `runtime/backends/${encodeURIComponent(s.backend)}/servers`;
-    if (s.kind === 'server.set') {
-      await client.send('PUT', `${base}/${encodeURIComponent(s.server)}`, {
-        json: {
-          ...(s.address !== undefined ? { address: s.address } : {}),
-          ...(s.port !== undefined ? { port: s.port } : {}),
-          ...(s.weight !== undefined ? { weight: s.weight } : {}),
-          ...(s.maint !== undefined ? { admin_state: s.maint ? 'maint' : 'ready' } : {}),
-        },
-      });
-    } else if (s.kind === 'server.add') {
-      await client.send('POST', base, {
-        json: {
-          name: s.spec.name,
-          address: s.spec.address,
-          ...(s.spec.port !== undefined ? { port: s.spec.port } : {}),
-          ...(s.spec.weight !== undefined ? { weight: s.spec.weight } : {}),
-          ...(s.spec.params.includes('check') ? { check: 'enabled' } : {}),
-          maintenance: s.spec.maint ? 'enabled' : 'disabled',
-        },
-      });
-    } else {
-      await client.send('DELETE', `${base}/${encodeURIComponent(s.server)}`);
-    }
-  }
+  await eachServerInParallel(plan.servers, (s) => sendServer(client, s));
   for (const m of plan.maps) {
     // one atomic replace (prepare/commit map): order-sensitive matches such as map_beg stay right
     await client.send('PUT', `runtime/maps/${encodeURIComponent(m.name)}`, { json: m.entries });
@@ -71,6 +46,62 @@ export async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Pro
         // a certificate HAProxy never loaded (only stored) has nothing to remove at runtime
         if (!(e instanceof DataplaneRequestError && e.status === 404)) throw e;
       });
+  }
+}
+
+/** At most this many server requests in flight to one pod. */
+const SERVER_REQUESTS_IN_FLIGHT = 8;
+
+/**
+ * Server operations run side by side, in order per server: servers are independent of each other
+ * (only the maps, changed after them, route to them), and each request waits mostly on the pod,
+ * so an endpoint change of several servers costs about one round trip, not one per server.
+ */
+async function eachServerInParallel(
+  changes: readonly RuntimeChange[],
+  send: (c: RuntimeChange) => Promise<void>,
+): Promise<void> {
+  const byServer = new Map<string, RuntimeChange[]>();
+  for (const c of changes) {
+    const key = `${c.backend}/${c.kind === 'server.add' ? c.spec.name : c.server}`;
+    byServer.set(key, [...(byServer.get(key) ?? []), c]);
+  }
+  const queues = [...byServer.values()];
+  const worker = async (): Promise<void> => {
+    for (let q = queues.shift(); q; q = queues.shift()) for (const c of q) await send(c);
+  };
+  const workers = Math.min(SERVER_REQUESTS_IN_FLIGHT, queues.length);
+  // every worker runs to its end before a failure is thrown: none is left writing behind it
+  const results = await Promise.allSettled(Array.from({ length: workers }, worker));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** One server operation through the runtime servers endpoints. */
+async function sendServer(client: DataplaneClient, s: RuntimeChange): Promise<void> {
+  const base = `runtime/backends/${encodeURIComponent(s.backend)}/servers`;
+  if (s.kind === 'server.set') {
+    await client.send('PUT', `${base}/${encodeURIComponent(s.server)}`, {
+      json: {
+        ...(s.address !== undefined ? { address: s.address } : {}),
+        ...(s.port !== undefined ? { port: s.port } : {}),
+        ...(s.weight !== undefined ? { weight: s.weight } : {}),
+        ...(s.maint !== undefined ? { admin_state: s.maint ? 'maint' : 'ready' } : {}),
+      },
+    });
+  } else if (s.kind === 'server.add') {
+    await client.send('POST', base, {
+      json: {
+        name: s.spec.name,
+        address: s.spec.address,
+        ...(s.spec.port !== undefined ? { port: s.spec.port } : {}),
+        ...(s.spec.weight !== undefined ? { weight: s.spec.weight } : {}),
+        ...(s.spec.params.includes('check') ? { check: 'enabled' } : {}),
+        maintenance: s.spec.maint ? 'enabled' : 'disabled',
+      },
+    });
+  } else {
+    await client.send('DELETE', `${base}/${encodeURIComponent(s.server)}`);
   }
 }
 
