@@ -119,6 +119,8 @@ describe('ValidationListener: a runtime-only render', () => {
   function heldChecks() {
     const held: { hash: string; end: (valid: boolean) => void }[] = [];
     const service = {
+      validateStructure: () =>
+        Promise.resolve({ valid: true, problems: [], haproxy: { ran: false } }),
       validate: (_spec: unknown, outputs: { haproxyConfig: string }) =>
         new Promise((resolve) =>
           held.push({
@@ -147,9 +149,11 @@ describe('ValidationListener: a runtime-only render', () => {
     bus.setState('config.current', config);
     bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
     await vi.waitFor(() => expect(held).toHaveLength(1));
-    held[0]!.end(true); // the first render: a whole check before it is set
-    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
-    expect(bus.getState('render.validated')?.pendingCheck).toBeUndefined();
+    // the first render (structural): set before its whole check, which runs beside its deployment
+    expect(bus.getState('render.validated')?.hash).toBe('a');
+    const first = bus.getState('render.validated')?.pendingCheck;
+    held[0]!.end(true);
+    expect(await first).toBe(true);
 
     bus.setState('render.rendered', withMap('b', '10.0.0.2:80', 'b.example be\n'));
     await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('b'));
@@ -165,7 +169,7 @@ describe('ValidationListener: a runtime-only render', () => {
       {
         hash: 'b',
         reason:
-          'the whole configuration failed after its runtime changes were applied: haproxy.cfg: refused',
+          'the whole configuration failed haproxy -c (its deployment had begun; the pods check what they reload): haproxy.cfg: refused',
       },
     ]);
     listener.onModuleDestroy();
@@ -219,6 +223,38 @@ describe('ValidationListener: a runtime-only render', () => {
     });
     expect(held).toHaveLength(1);
     expect(bus.getState('render.validated')?.hash).toBe('a');
+    listener.onModuleDestroy();
+    bus.close();
+  });
+
+  it('sets a structural render before its whole check; a failure puts back the last that passed', async () => {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true);
+    // a new map: structural (a reload), set at once with its whole check pending
+    const structural = {
+      hash: 'n',
+      outputs: {
+        ...emptyOutputs(cfg('10.0.0.1:80')),
+        maps: { 'hosts.map': 'a.example be\n', 'new.map': 'x y\n' },
+      },
+      configGeneration: 1,
+    };
+    bus.setState('render.rendered', structural);
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('n'));
+    const pending = bus.getState('render.validated')?.pendingCheck;
+    expect(pending).toBeInstanceOf(Promise);
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    held[1]!.end(false);
+    expect(await pending).toBe(false);
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    await bus.idle();
+    expect(published(bus, 'validation.failed').map((e) => e.payload.hash)).toEqual(['n']);
     listener.onModuleDestroy();
     bus.close();
   });

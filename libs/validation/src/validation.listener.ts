@@ -14,8 +14,10 @@ import { ValidationService } from './validation.service.js';
  * render.rendered (latest wins) → validate with the config in force → on success set
  * render.validated and publish validation.completed; otherwise publish validation.failed (the
  * last validated render stays in place). A render whose changes over the render in force are all
- * runtime ones (servers, map entries, certificates, crt-list lines) is checked in those terms
- * and set at once, its whole `haproxy -c` running behind (ValidatedRender.pendingCheck). Leader-only work (LeaderElectionRunnable): webhook
+ * runtime ones (servers, map entries, certificates, crt-list lines) is checked in those terms;
+ * any other passes the structural checks and the directive policy; either is then set at once,
+ * its whole `haproxy -c` running beside the deployment (ValidatedRender.pendingCheck: a reload
+ * the pod does not check itself waits for it). Leader-only work (LeaderElectionRunnable): webhook
  * dry-runs use ValidationService directly, on every replica.
  */
 @Injectable()
@@ -26,7 +28,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   private staleRender: ValidatedRender | undefined;
   /** The newest render whose whole configuration passed `haproxy -c`: the rollback point. */
   private lastWhole: ValidatedRender | undefined;
-  /** The whole checks of runtime-only renders run one after another (see checkWhole). */
+  /** The whole checks run one after another (see checkWhole). */
   private wholeQueue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -88,16 +90,37 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
       await this.reject(render, problems.map(formatProblem).join('; '), started);
       return;
     }
-    const result = await this.wholeCheck(config.spec, render);
+    // structural checks and policy first; `haproxy -c` of the whole runs beside the deployment,
+    // as the pods check a pushed configuration themselves before they reload (one check on the
+    // path, not two in a row)
+    const result = await this.structureCheck(config.spec, render);
     if (result.valid) {
-      this.lastWhole = render;
-      this.bus.setState('render.validated', render);
+      const pendingCheck = this.checkWhole(config.spec, render);
+      this.bus.setState('render.validated', { ...render, pendingCheck });
       const durationMs = performance.now() - started;
-      this.duration.observe({ result: 'valid' }, durationMs / 1000);
+      this.duration.observe({ result: 'structure' }, durationMs / 1000);
       await this.bus.publish('validation.completed', { hash: render.hash, durationMs });
       return;
     }
     await this.reject(render, result.problems.map(formatProblem).join('; '), started);
+  }
+
+  /** The structural checks and the directive policy of a render (no `haproxy -c`). */
+  private structureCheck(
+    spec: TemplateConfig['spec'],
+    render: ValidatedRender,
+  ): Promise<ValidationResult> {
+    return this.validation.validateStructure(spec, render.outputs).catch((e: unknown) => ({
+      valid: false as const,
+      problems: [
+        {
+          stage: 'structure' as const,
+          output: 'haproxy.cfg',
+          reason: `validation could not run: ${String(e)}`,
+        },
+      ],
+      haproxy: { ran: false },
+    }));
   }
 
   /** The runtime-only delta over the render in force, if the new one has nothing structural. */
@@ -127,7 +150,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   }
 
   /**
-   * The whole checks of runtime-only renders, one after another: a render a newer one replaced
+   * The whole checks, one after another: a render a newer one replaced
    * before its turn is not checked (resolves false: nothing may reload with it), so a burst of
    * changes costs one `haproxy -c` per turn, not one per change.
    */
@@ -142,7 +165,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   }
 
   /**
-   * The whole check of a render whose runtime changes are already on their way. Passed: it is the
+   * The whole check of a render already on its way to the pods. Passed: it is the
    * new rollback point. Failed: reported (log, validation.failed, the `invalid` metric) and the
    * pods are put back on the last render that passed it, unless a newer one already replaced it.
    */
@@ -155,7 +178,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
       this.lastWhole = render;
       return true;
     }
-    const reason = `the whole configuration failed after its runtime changes were applied: ${result.problems.map(formatProblem).join('; ')}`;
+    const reason = `the whole configuration failed haproxy -c (its deployment had begun; the pods check what they reload): ${result.problems.map(formatProblem).join('; ')}`;
     const back = this.lastWhole;
     this.logger.warn(
       `render ${render.hash.slice(0, 12)}: ${reason}; ${back ? `rolling back to ${back.hash.slice(0, 12)}` : 'nothing to roll back to'}`,

@@ -69,6 +69,17 @@ export class ValidationService {
     );
   }
 
+  /**
+   * The structural checks and the directive policy alone (no `haproxy -c`): what must pass
+   * before a render goes to pods that check it themselves.
+   */
+  validateStructure(
+    spec: DeepReadonly<TemplateConfigSpec>,
+    outputs: RenderedOutputs,
+  ): Promise<ValidationResult> {
+    return validateOutputs(outputs, specValidateOptions(spec));
+  }
+
   /** Validates one render of `spec` (dirs and allowed directives come from the spec). */
   validate(
     spec: DeepReadonly<TemplateConfigSpec>,

@@ -165,6 +165,46 @@ describe('syncPod: runtime steps', () => {
   });
 });
 
+describe('syncPod: a structural render whose whole check runs beside it', () => {
+  const storage = () => ({
+    maps: { 'hosts.map': 'a.example be_a\n' } as Record<string, string>,
+    ssl_certificates: {},
+    general: {} as Record<string, string>,
+  });
+
+  it('pushes a changed configuration at once: the pod checks what it reloads', async () => {
+    const api = fakeApi({ storage: storage() });
+    const changed = {
+      ...want({}),
+      haproxyConfig: `${config}backend be_new\n  server s1 10.0.0.9:80\n`,
+    };
+    const r = await syncPod(api.client, changed, {
+      wholeCheck: new Promise<boolean>(() => undefined), // never settles: nothing may wait on it
+    });
+    expect(r.reloaded).toBe(true);
+    expect(api.reloads).toEqual(['config']);
+  });
+
+  it('waits for the whole check before a reload from a stored file (the pod does not check it)', async () => {
+    const st = storage();
+    st.general['errors.http'] = 'HTTP/1.0 503\r\n\r\nold';
+    const api = fakeApi({ storage: st });
+    let pass!: (ok: boolean) => void;
+    const wholeCheck = new Promise<boolean>((resolve) => (pass = resolve));
+    const next = {
+      ...want({ maps: st.maps }),
+      files: { 'errors.http': 'HTTP/1.0 503\r\n\r\nnew' },
+    };
+    const syncing = syncPod(api.client, next, { wholeCheck });
+    for (let k = 0; k < 10; k++) await new Promise((r) => setImmediate(r));
+    expect(api.reloads).toEqual([]);
+    expect(api.log.some((l) => l.startsWith('write'))).toBe(false);
+    pass(true);
+    expect((await syncing).reloaded).toBe(true);
+    expect(api.reloads).toEqual(['general/errors.http']);
+  });
+});
+
 describe('syncPod: a render checked only in its runtime parts', () => {
   const storage = () => ({
     maps: { 'hosts.map': 'a.example be_a\n' } as Record<string, string>,

@@ -36,8 +36,9 @@ export interface SyncOptions {
    */
   readonly recover?: boolean;
   /**
-   * The render's whole `haproxy -c` when it was checked only in its runtime parts (resolves true:
-   * passed). Awaited before anything reloads HAProxy: no reload runs an unchecked configuration.
+   * The render's whole `haproxy -c` when it runs beside the deployment (resolves true: passed).
+   * Awaited before a reload the pod does not check itself (see podChecksReload): no reload runs
+   * an unchecked configuration.
    */
   readonly wholeCheck?: Promise<boolean>;
   /**
@@ -164,7 +165,7 @@ export async function syncPod(
     const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
     // nothing reloads before the previous deployment's stored copy is written
     if (plan.reload.length > 0) await storageReady(prior, clock, 0);
-    if (plan.reload.length > 0) await awaitWholeCheck(opts, clock);
+    if (plan.reload.length > 0 && !podChecksReload(plan)) await awaitWholeCheck(opts, clock);
     if (!gated && plan.reload.length > 0) {
       gated = true;
       const reasons = plan.reload.map((r) => `${r.section}: ${r.reason}`);
@@ -302,6 +303,17 @@ function heldAfter(want: RenderedOutputs, version: number): KnownPod['files'] {
     certs,
     general: { ...want.files, ...want.crtLists },
   };
+}
+
+/**
+ * A reload that comes from pushing the configuration is checked by the pod: the Dataplane API
+ * (and the agent) runs `haproxy -c` on the pushed text with the stored files before it reloads,
+ * and refuses it (400) otherwise. Such a reload need not wait for the render's own whole check,
+ * which runs beside it (a failure there puts the pods back on the last render that passed). A
+ * reload from a storage write alone is not checked by the pod: it waits.
+ */
+function podChecksReload(plan: SyncPlan): boolean {
+  return plan.configChanged;
 }
 
 /** Waits for the render's whole check, if it is under way; a failed one stops the reload. */
