@@ -39,6 +39,17 @@ describe('diffConfigText', () => {
     for (const a of cases) for (const b of cases) expect(diffConfigText(a, b)).toEqual(whole(a, b));
   });
 
+  it('answers a pair asked again (validation, then the plan) as the first time, and a new pair anew', () => {
+    const moved = BASE.replace('10.0.0.1:80', '10.0.0.9:81');
+    const first = diffConfigText(BASE, moved);
+    expect(diffConfigText(BASE, moved)).toBe(first);
+    // equal texts made apart are the same pair
+    expect(diffConfigText(`${BASE}`, moved.slice(0))).toBe(first);
+    expect(diffConfigText(moved, BASE)).toEqual(whole(moved, BASE));
+    expect(diffConfigText(BASE, BASE)).toEqual({ runtime: [], structural: [] });
+    expect(diffConfigText(BASE, moved)).toEqual(whole(BASE, moved));
+  });
+
   it('keeps refusing to delete a server another section tracks', () => {
     const d = diffConfigText(BASE, BASE.replace('  server srv1 10.0.0.2:80 weight 1\n', ''));
     expect(d.structural).toEqual([
