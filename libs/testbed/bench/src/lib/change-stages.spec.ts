@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeStagesSeen } from './cluster.js';
-import { lastAppliedPerChange, stageMedians, stagesOf } from './change-stages.js';
+import { lastAppliedPerChange, stageMedians } from './change-stages.js';
 
 const rec = (id: string, receivedAt: string, applied: number, render = 1): ChangeStagesSeen => ({
   correlationId: id,
@@ -24,7 +24,9 @@ describe('lastAppliedPerChange', () => {
       ],
       starts,
     );
-    expect(picked.map((c) => c.correlationId)).toEqual(['ing-1', 'ing-2']);
+    // the Ingresses' records: render 1 each, seen 30 and 50 ms after their change began
+    expect(picked.map((c) => c['watch'])).toEqual([30, 50]);
+    expect(picked.map((c) => c['applied'])).toEqual([900, 800]);
   });
 
   it('gives the stage medians of the chosen records only', () => {
@@ -33,9 +35,7 @@ describe('lastAppliedPerChange', () => {
       [rec('a', '2026-01-01T00:00:01.001Z', 10, 7), rec('b', '2026-01-01T00:00:01.002Z', 500, 300)],
       starts,
     );
-    const render = stageMedians('k', picked.map(stagesOf), 1).find(
-      (m) => m.name === 'latency.k.stage.render',
-    );
+    const render = stageMedians('k', picked, 1).find((m) => m.name === 'latency.k.stage.render');
     expect(render?.value).toBe(300);
   });
 });

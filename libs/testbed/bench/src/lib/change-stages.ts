@@ -3,6 +3,8 @@ import { single, type Measure } from './measures.js';
 
 /** The stages the latency figures break a change down into (the controller's CHANGE_STAGES). */
 export const LATENCY_STAGES = [
+  // the bench's own: from the change's first API write until the controller's index got it
+  'watch',
   'index',
   'debounce',
   'render',
@@ -26,6 +28,14 @@ export function stagesOf(c: ChangeStagesSeen): Record<string, number> {
   return out;
 }
 
+/** stagesOf, with `watch`: from `writtenAt` (ISO, the change's first API write) to receivedAt. */
+export function stagesSince(c: ChangeStagesSeen, writtenAt: string): Record<string, number> {
+  return {
+    ...stagesOf(c),
+    watch: Math.max(0, Date.parse(c.receivedAt) - Date.parse(writtenAt)),
+  };
+}
+
 /** The median of each stage over a series' applied changes (none: no figures). */
 export function stageMedians(
   kind: string,
@@ -40,11 +50,14 @@ export function stageMedians(
   });
 }
 
-/** Per change (received from `starts[k]` until the next change began), its record applied last. */
+/**
+ * Per change (received from `starts[k]` until the next change began), the stages of its record
+ * applied last, with `watch` from `starts[k]`.
+ */
 export function lastAppliedPerChange(
   applied: readonly ChangeStagesSeen[],
   starts: readonly string[],
-): ChangeStagesSeen[] {
+): Record<string, number>[] {
   const end = (c: ChangeStagesSeen) => Date.parse(c.receivedAt) + (c.stagesMs['applied'] ?? 0);
   const last = new Map<number, ChangeStagesSeen>();
   for (const c of applied) {
@@ -54,5 +67,7 @@ export function lastAppliedPerChange(
     const had = last.get(k);
     if (!had || end(c) > end(had)) last.set(k, c);
   }
-  return [...last.keys()].sort((a, b) => a - b).map((k) => last.get(k)!);
+  return [...last.keys()]
+    .sort((a, b) => a - b)
+    .map((k) => stagesSince(last.get(k)!, starts[k] ?? ''));
 }

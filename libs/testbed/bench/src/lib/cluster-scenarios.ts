@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { generateCertificate } from '#testbed/kube-sim';
-import { lastAppliedPerChange, stageMedians, stagesOf } from './change-stages.js';
+import { lastAppliedPerChange, stageMedians } from './change-stages.js';
 import {
   AGENT_RELOAD_DELAY_MS,
   CHURN,
@@ -102,7 +102,7 @@ async function series(
   await sleep(AGENT_RELOAD_DELAY_MS + 200);
   await collect();
   const applied = [...seen.values()].filter((c) => c.outcome === 'applied');
-  const stages = lastAppliedPerChange(applied, starts).map(stagesOf);
+  const stages = lastAppliedPerChange(applied, starts);
   return { ms, reloads: (await cluster.reloads()) - before, stages };
 }
 
