@@ -135,6 +135,24 @@ describe('ChangeStages', () => {
     expect(s.list()[1]?.pods.map((p) => p.durationMs)).toEqual([3]);
   });
 
+  it('credits a deployment to every open run that rendered its hash, not only the newest (issue 37)', () => {
+    const { s } = recorder();
+    s.changed('ingress', 'Ingress ns/a', 0);
+    s.triggered('ingress', 0, ['ingress']);
+    s.stage('ingress', 'render', 20, 'h');
+    s.deploying('ingress', 1, 30);
+    // the controller's own status write renders the same while the deployment runs
+    s.changed('status', 'Ingress ns/a', 40);
+    s.triggered('status', 40, ['status']);
+    s.stage('status', 'render', 2, 'h');
+    s.deploying('status', 1, 45);
+    s.deployed('h', { pod: 'p', durationMs: 600, reloaded: true, stages: {} }, 700);
+    expect(s.list().map((c) => [c.correlationId, c.outcome, c.stagesMs.applied])).toEqual([
+      ['status', 'applied', 660],
+      ['ingress', 'applied', 700],
+    ]);
+  });
+
   it('keeps only the newest finished changes', () => {
     const { s } = recorder(3);
     for (let i = 0; i < 10; i++) {

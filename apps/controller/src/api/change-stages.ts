@@ -115,21 +115,21 @@ export class ChangeStages {
   }
 
   /**
-   * One pod took (or refused) the configuration whose render hash is `hash`: it counts for the
-   * newest open run that rendered it. Matched by hash, not by the deployment's correlation id: a
-   * pod's worker may run a deployment in the async context of another run (latest wins).
+   * One pod took (or refused) the configuration whose render hash is `hash`: it counts for every
+   * open run that rendered it, oldest first (a later change that rendered the same, such as the
+   * controller's own status write, does not take it from the change that made it). Matched by
+   * hash, not by the deployment's correlation id: a pod's worker may run a deployment in the
+   * async context of another run (latest wins).
    */
   deployed(hash: string, pod: PodStages, at: number): void {
-    let found: [string, Run] | undefined;
-    for (const entry of this.runs) {
-      if (entry[1].changes[0]?.hash !== hash) continue;
-      if (!found || entry[1].seq > found[1].seq) found = entry;
+    const same = [...this.runs]
+      .filter(([, r]) => r.changes[0]?.hash === hash)
+      .sort((a, b) => a[1].seq - b[1].seq);
+    for (const [run, r] of same) {
+      for (const c of r.changes) c.pods.push(pod);
+      if (r.expectedPods !== undefined && this.reported(r) >= r.expectedPods)
+        this.applied(run, r, at);
     }
-    if (!found) return;
-    const [run, r] = found;
-    for (const c of r.changes) c.pods.push(pod);
-    if (r.expectedPods !== undefined && this.reported(r) >= r.expectedPods)
-      this.applied(run, r, at);
   }
 
   private reported(r: Run): number {
