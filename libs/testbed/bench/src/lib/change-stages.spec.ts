@@ -29,6 +29,17 @@ describe('lastAppliedPerChange', () => {
     expect(picked.map((c) => c['applied'])).toEqual([900, 800]);
   });
 
+  it('prefers the earlier change when one deployment applied both (a status write after it)', () => {
+    const picked = lastAppliedPerChange(
+      [
+        rec('status', '2026-01-01T00:00:01.040Z', 660, 2),
+        rec('ing', '2026-01-01T00:00:01.000Z', 700, 20),
+      ],
+      ['2026-01-01T00:00:01.000Z'],
+    );
+    expect(picked.map((c) => c['render'])).toEqual([20]);
+  });
+
   it('gives the stage medians of the chosen records only', () => {
     const starts = ['2026-01-01T00:00:01.000Z'];
     const picked = lastAppliedPerChange(

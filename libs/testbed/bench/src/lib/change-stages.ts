@@ -65,7 +65,9 @@ export function lastAppliedPerChange(
     while (k + 1 < starts.length && (starts[k + 1] ?? '') <= c.receivedAt) k++;
     if (k < 0) continue;
     const had = last.get(k);
-    if (!had || end(c) > end(had)) last.set(k, c);
+    // applied by the same deployment (within a millisecond): the earlier change made it
+    const same = had !== undefined && Math.abs(end(c) - end(had)) < 1;
+    if (!had || (same ? c.receivedAt < had.receivedAt : end(c) > end(had))) last.set(k, c);
   }
   return [...last.keys()]
     .sort((a, b) => a - b)
