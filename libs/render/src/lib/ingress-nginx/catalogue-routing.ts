@@ -155,7 +155,8 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'default-backend',
     'The Service (same namespace) answering when no endpoint is available, and for custom-http-errors.',
-    'A fallback backend used when the main one has no usable server.',
+    "The Service's backend (its first port, as ingress-nginx takes it) answers while the Ingress's backend has no usable server (`use_backend … if { nbsrv(…) eq 0 }`); a missing Service is a Warning Event and the Ingress is served without it.",
+    { status: 'honoured' },
   ),
   pending(
     B,

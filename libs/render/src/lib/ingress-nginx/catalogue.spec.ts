@@ -41,7 +41,8 @@ canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tl
 auth-tls-pass-certificate-to-upstream auth-tls-match-cn auth-url auth-method auth-signin
 auth-signin-redirect-param auth-request-redirect auth-response-headers
 from-to-www-redirect upstream-hash-by proxy-next-upstream proxy-next-upstream-timeout
-proxy-next-upstream-tries proxy-request-buffering service-upstream custom-headers`.split(/\s+/);
+proxy-next-upstream-tries proxy-request-buffering service-upstream custom-headers
+default-backend`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const CLIENT_CERTS = [
@@ -155,8 +156,8 @@ describe('judgeAnnotation', () => {
   it('judges accepted values by the row status, naming the plan', () => {
     expect(judge('default-backend', 'fallback')).toEqual({
       annotation: `${NGINX_PREFIX}default-backend`,
-      verdict: 'not-yet-honoured',
-      detail: 'not yet honoured by the ingress-nginx library',
+      verdict: 'honoured',
+      detail: '',
     });
     expect(judge('enable-cors', 'true')).toEqual({
       annotation: `${NGINX_PREFIX}enable-cors`,

@@ -27,6 +27,7 @@ import type { CanarySplit } from './canary.js';
 import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
 import { tlsWithClientAuth, type NginxTls } from './client-auth-lines.js';
 import { wwwRedirects, type WwwRedirect } from './www.js';
+import { defaultBackendSpec, defaultBackendsOf, type NginxFallback } from './default-backend.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -54,6 +55,8 @@ export interface NginxModel extends NginxRoutes {
   readonly www_redirects: readonly WwwRedirect[];
   /** Some served Ingress has auth-url: haproxy.cfg loads the vetted auth-request.lua. */
   readonly external_auth: boolean;
+  /** default-backend: the Ingress backends answered by a default backend while they have no server. */
+  readonly fallbacks: readonly NginxFallback[];
 }
 
 interface Judged {
@@ -97,6 +100,7 @@ function judge(ing: object): Judged {
     basicAuthSpec(ing);
     clientAuthSpec(ing);
     customHeadersSpec(ing);
+    defaultBackendSpec(ing);
   } catch (err) {
     problem = problemOf(ing, err);
   }
@@ -153,6 +157,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       canaries: paired.splits,
       www_redirects: wwwRedirects(paired.served),
       external_auth: [...model.served, ...canaries.served].some(hasAuthUrl),
+      fallbacks: [],
     },
     problems,
     notices,
@@ -280,10 +285,23 @@ export const ingressNginxProvider: ContextProvider = {
     for (const n of customHeadersNotices(nginx.model.served, maps)) context.notice?.(n);
     const notices: RenderNotice[] = [];
     const byHost = clientAuthOf(nginx.model.served, snapshot, context, notices);
-    for (const n of notices) context.notice?.(n);
-    if (byHost.size === 0) return nginx.model;
+    const services = context.watched.includes('services')
+      ? (keys: readonly string[]) => snapshot.lookup('services', keys)
+      : undefined;
+    // read afresh at each render: a default backend's Service changes without its Ingress
+    const dflt = defaultBackendsOf(nginx.model.backends, services);
+    for (const n of [...notices, ...dflt.notices]) context.notice?.(n);
+    const withDefaults =
+      dflt.fallbacks.length === 0
+        ? nginx.model
+        : {
+            ...nginx.model,
+            backends: [...nginx.model.backends, ...dflt.backends],
+            fallbacks: dflt.fallbacks,
+          };
+    if (byHost.size === 0) return withDefaults;
     return {
-      ...nginx.model,
+      ...withDefaults,
       tls: tlsWithClientAuth(nginx.model.tls, byHost),
       client_auth: [...byHost.values()],
     };
