@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
+import { get, service, startBackend } from './local-backends.js';
 import { nginxIngress } from './nginx-ingress.js';
 
 // service-upstream and custom-headers of the ingress-nginx library, judged by real requests through
@@ -13,64 +13,8 @@ import { nginxIngress } from './nginx-ingress.js';
 
 const NS = 'apps';
 
-/** A backend answering 200 with its name in X-Backend. */
-async function startBackend(name: string): Promise<{ port: number; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'x-backend': name, 'content-type': 'text/plain' });
-      res.end(name);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as AddressInfo).port, server };
-}
-
-/** One GET to HAProxy on 127.0.0.1 (5 s timeout): the status and the headers. */
-function get(
-  port: number,
-  host: string,
-): Promise<{ status: number; headers: IncomingHttpHeaders }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: '/', headers: { host }, timeout: 5_000 },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`request to ${host} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 const ingress = (name: string, host: string, annotations: object, service = 'echo', port = 8080) =>
   nginxIngress(name, annotations, { namespace: NS, host, service, port });
-
-/** A Service `name` with this cluster IP and port, its EndpointSlice one 127.0.0.1 at `endpointPort`. */
-function service(name: string, clusterIP: string, port: number, endpointPort: number): object[] {
-  return [
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: NS },
-      spec: { clusterIP, ports: [{ name: 'http', port, targetPort: endpointPort }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        name: `${name}-1`,
-        namespace: NS,
-        labels: { 'kubernetes.io/service-name': name },
-      },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: endpointPort }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-    },
-  ];
-}
 
 // what ingress-nginx's e2e test sets, and values HAProxy must not read (a sample fetch, quotes)
 const HEADERS = {
@@ -111,8 +55,8 @@ describeForMajors(
         },
         ...echoBackend(NS, endpoints.port),
         // the cluster IP's port reaches the cluster-ip backend, the endpoints the other one
-        ...service('cip', '127.0.0.1', cluster.port, endpoints.port),
-        ...service('headless', 'None', cluster.port, endpoints.port),
+        ...service(NS, 'cip', '127.0.0.1', cluster.port, endpoints.port),
+        ...service(NS, 'headless', 'None', cluster.port, endpoints.port),
         ingress('upstream', 'up.bar.com', { 'service-upstream': 'true' }, 'cip', cluster.port),
         ingress('plain', 'plain.bar.com', {}, 'cip', cluster.port),
         ingress(

@@ -237,75 +237,56 @@ describe('Fleet', () => {
     expect(fleet.status()[0]?.deployedHash).toBe('s2');
   });
 
-  it('counts minDeploymentInterval from the start of the last reload, not its end (issue 37)', async () => {
-    let t = 0;
+  /** One pod, a fake clock, and reloads that take `reloadMs` of it after the gate. */
+  function timedFleet(intervalMs: number, reloadMs: number) {
+    const clock = { t: 0 };
     const slept: number[] = [];
     const fleet = new Fleet({
       scheme: 'http',
-      minDeploymentIntervalMs: 500,
+      minDeploymentIntervalMs: intervalMs,
       staggerMs: 0,
       maxParallel: 1,
       identity: 'test',
       timeoutMs: 1000,
-      now: () => t,
+      now: () => clock.t,
       sleep: (ms) => {
         slept.push(ms);
-        t += ms;
+        clock.t += ms;
         return Promise.resolve();
       },
       onResult: () => undefined,
       read: () => Promise.resolve(files),
-      // each reload takes 600 ms (the pod's haproxy -c and the re-exec)
+      // each reload takes reloadMs (the pod's haproxy -c and the re-exec)
       deploy: async (_c, _r, o) => {
         await o.beforeReload?.(['backend b: directives changed']);
-        t += 600;
+        clock.t += reloadMs;
         return outcome;
       },
     });
     fleet.setCredentials({ username: 'u', password: 'p' });
     fleet.setPods([pod('a')]);
-    fleet.setRender(render('s1'));
-    await deployed(fleet, 's1');
-    t += 100; // 700 ms after s1's reload began: no wait
-    fleet.setRender(render('s2'));
-    await deployed(fleet, 's2');
-    fleet.setRender(render('s3')); // at once: 600 ms after s2's began, still no wait
-    await deployed(fleet, 's3');
+    const deploy = async (hash: string) => {
+      fleet.setRender(render(hash));
+      await deployed(fleet, hash);
+    };
+    return { fleet, clock, slept, deploy };
+  }
+
+  it('counts minDeploymentInterval from the start of the last reload, not its end (issue 37)', async () => {
+    const { fleet, clock, slept, deploy } = timedFleet(500, 600);
+    await deploy('s1');
+    clock.t += 100; // 700 ms after s1's reload began: no wait
+    await deploy('s2');
+    await deploy('s3'); // at once: 600 ms after s2's began, still no wait
     await fleet.stop();
     expect(slept).toEqual([]);
     expect(fleet.status()[0]?.deployedHash).toBe('s3');
   });
 
   it('waits out minDeploymentInterval when reloads would start more often than it', async () => {
-    let t = 0;
-    const slept: number[] = [];
-    const fleet = new Fleet({
-      scheme: 'http',
-      minDeploymentIntervalMs: 1000,
-      staggerMs: 0,
-      maxParallel: 1,
-      identity: 'test',
-      timeoutMs: 1000,
-      now: () => t,
-      sleep: (ms) => {
-        slept.push(ms);
-        t += ms;
-        return Promise.resolve();
-      },
-      onResult: () => undefined,
-      read: () => Promise.resolve(files),
-      deploy: async (_c, _r, o) => {
-        await o.beforeReload?.(['backend b: directives changed']);
-        t += 300;
-        return outcome;
-      },
-    });
-    fleet.setCredentials({ username: 'u', password: 'p' });
-    fleet.setPods([pod('a')]);
-    fleet.setRender(render('s1'));
-    await deployed(fleet, 's1');
-    fleet.setRender(render('s2')); // 300 ms after s1's reload began: 700 ms to go
-    await deployed(fleet, 's2');
+    const { fleet, slept, deploy } = timedFleet(1000, 300);
+    await deploy('s1');
+    await deploy('s2'); // 300 ms after s1's reload began: 700 ms to go
     await fleet.stop();
     expect(slept).toEqual([700]);
   });
