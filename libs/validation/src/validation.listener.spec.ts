@@ -141,6 +141,19 @@ describe('ValidationListener: a runtime-only render', () => {
     return { held, service };
   }
 
+  /** A leading listener whose first render `a` (10.0.0.1, one map line) passed its whole check. */
+  async function startedWithA() {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true);
+    return { bus, held, listener };
+  }
+
   it('is set at once; its whole check runs behind it and a failure rolls back', async () => {
     const bus = await createTestBus();
     const { held, service } = heldChecks();
@@ -177,14 +190,7 @@ describe('ValidationListener: a runtime-only render', () => {
   });
 
   it('checks the whole of one render per turn: one replaced before its turn is never checked', async () => {
-    const bus = await createTestBus();
-    const { held, service } = heldChecks();
-    const listener = new ValidationListener(bus, service, duration([new Registry()]));
-    listener.startLeading();
-    bus.setState('config.current', config);
-    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
-    await vi.waitFor(() => expect(held).toHaveLength(1));
-    held[0]!.end(true);
+    const { bus, held, listener } = await startedWithA();
     const pendings: Promise<boolean>[] = [];
     for (const [hash, server] of [
       ['b', '10.0.0.2:80'],
@@ -206,14 +212,7 @@ describe('ValidationListener: a runtime-only render', () => {
   });
 
   it('is refused in its own terms (a map line without a value) without a whole check', async () => {
-    const bus = await createTestBus();
-    const { held, service } = heldChecks();
-    const listener = new ValidationListener(bus, service, duration([new Registry()]));
-    listener.startLeading();
-    bus.setState('config.current', config);
-    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
-    await vi.waitFor(() => expect(held).toHaveLength(1));
-    held[0]!.end(true);
+    const { bus, held, listener } = await startedWithA();
     await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
     bus.setState('render.rendered', withMap('c', '10.0.0.1:80', 'a.example be\nc.example\n'));
     await vi.waitFor(() => expect(published(bus, 'validation.failed')).toHaveLength(1));
@@ -228,14 +227,7 @@ describe('ValidationListener: a runtime-only render', () => {
   });
 
   it('sets a structural render before its whole check; a failure puts back the last that passed', async () => {
-    const bus = await createTestBus();
-    const { held, service } = heldChecks();
-    const listener = new ValidationListener(bus, service, duration([new Registry()]));
-    listener.startLeading();
-    bus.setState('config.current', config);
-    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
-    await vi.waitFor(() => expect(held).toHaveLength(1));
-    held[0]!.end(true);
+    const { bus, held, listener } = await startedWithA();
     // a new map: structural (a reload), set at once with its whole check pending
     const structural = {
       hash: 'n',

@@ -110,17 +110,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
     spec: TemplateConfig['spec'],
     render: ValidatedRender,
   ): Promise<ValidationResult> {
-    return this.validation.validateStructure(spec, render.outputs).catch((e: unknown) => ({
-      valid: false as const,
-      problems: [
-        {
-          stage: 'structure' as const,
-          output: 'haproxy.cfg',
-          reason: `validation could not run: ${String(e)}`,
-        },
-      ],
-      haproxy: { ran: false },
-    }));
+    return couldNotRun(this.validation.validateStructure(spec, render.outputs), 'structure');
   }
 
   /** The runtime-only delta over the render in force, if the new one has nothing structural. */
@@ -136,17 +126,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
     spec: TemplateConfig['spec'],
     render: ValidatedRender,
   ): Promise<ValidationResult> {
-    return this.validation.validate(spec, render.outputs).catch((e: unknown) => ({
-      valid: false as const,
-      problems: [
-        {
-          stage: 'haproxy' as const,
-          output: 'haproxy.cfg',
-          reason: `validation could not run: ${String(e)}`,
-        },
-      ],
-      haproxy: { ran: false },
-    }));
+    return couldNotRun(this.validation.validate(spec, render.outputs), 'haproxy');
   }
 
   /**
@@ -196,4 +176,16 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
     this.logger.warn(`render ${render.hash.slice(0, 12)} rejected: ${reason}`);
     await this.bus.publish('validation.failed', { hash: render.hash, reason });
   }
+}
+
+/** A validation that threw is a failed one, at `stage`, saying why it could not run. */
+function couldNotRun(
+  run: Promise<ValidationResult>,
+  stage: 'structure' | 'haproxy',
+): Promise<ValidationResult> {
+  return run.catch((e: unknown) => ({
+    valid: false as const,
+    problems: [{ stage, output: 'haproxy.cfg', reason: `validation could not run: ${String(e)}` }],
+    haproxy: { ran: false },
+  }));
 }
