@@ -9,7 +9,7 @@ import { objectRef } from '../snapshot.js';
 import type { RenderNotice } from '../types.js';
 import { field, isNil, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
-import { NginxRefusal } from './reader.js';
+import { NginxRefusal, ingressIdOf } from './reader.js';
 
 /** One user of a userlist. */
 export interface AuthUser {
@@ -48,12 +48,8 @@ function ann(ing: object, name: string): string | undefined {
   return isNil(v) ? undefined : str(v);
 }
 
-function idOf(ing: object): string {
-  return `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
-}
-
 function refuse(ing: object, name: string, why: string): never {
-  throw new NginxRefusal(`Ingress ${idOf(ing)}: annotation ${NGINX_PREFIX}${name}: ${why}`);
+  throw new NginxRefusal(`Ingress ${ingressIdOf(ing)}: annotation ${NGINX_PREFIX}${name}: ${why}`);
 }
 
 /**
@@ -144,7 +140,7 @@ export function nginxAuthOf(
   secrets: ((keys: readonly string[]) => readonly object[]) | undefined,
   notices: RenderNotice[],
 ): NginxAuth {
-  const id = `Ingress ${idOf(ing)}`;
+  const id = `Ingress ${ingressIdOf(ing)}`;
   const ref = `${spec.namespace}/${spec.secret}`;
   const deny = (why: string): NginxAuth => {
     const denied = `${id}: basic auth: ${why}; its locations answer 503`;

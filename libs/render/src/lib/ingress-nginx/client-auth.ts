@@ -9,7 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { objectRef } from '../snapshot.js';
 import type { RenderNotice } from '../types.js';
 import { field, path, str } from '../liquid-values.js';
-import { NginxReader } from './reader.js';
+import { NginxReader, ingressIdOf } from './reader.js';
 
 /** ingress-nginx's verification modes. */
 export type VerifyClient = 'on' | 'off' | 'optional' | 'optional_no_ca';
@@ -117,7 +117,7 @@ export function clientAuthPolicy(
   secrets: Lookup,
   notices: RenderNotice[],
 ): ClientAuthPolicy {
-  const ingress = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+  const ingress = ingressIdOf(ing);
   const ref = `${spec.namespace}/${spec.secret}`;
   const base = { ...spec, host, ingress, ca_file: '', crl_file: '' };
   const deny = (why: string): ClientAuthPolicy => {

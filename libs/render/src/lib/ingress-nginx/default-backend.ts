@@ -7,7 +7,7 @@ import { field, items, path, str } from '../liquid-values.js';
 import { objectRef } from '../snapshot.js';
 import type { RenderNotice } from '../types.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
-import { NginxRefusal } from './reader.js';
+import { NginxRefusal, ingressIdOf } from './reader.js';
 
 /** An Ingress backend and the default backend that answers while it has no usable server. */
 export interface NginxFallback {
@@ -25,7 +25,7 @@ export function defaultBackendSpec(ing: object): string | undefined {
   if (v === undefined || v === null) return undefined;
   const name = str(v).trim();
   if (SERVICE_NAME.test(name)) return name;
-  const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+  const id = ingressIdOf(ing);
   throw new NginxRefusal(
     `Ingress ${id}: annotation ${ANNOTATION}: ${JSON.stringify(name.slice(0, 80))} is not a Service name`,
   );
@@ -87,7 +87,7 @@ export function defaultBackendsOf(
 }
 
 function missing(ing: object, service: string): RenderNotice {
-  const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+  const id = ingressIdOf(ing);
   return {
     reason: 'DefaultBackendNotFound',
     message: `Ingress ${id}: annotation ${ANNOTATION}: Service ${service} not found or without a port; served without a default backend`,

@@ -16,7 +16,7 @@ import { ingressModel, servedReadsOf, type IngressModel } from '../ingress/model
 import { field, items, path, str } from '../liquid-values.js';
 import { judgeAnnotation } from './catalogue.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
-import { NginxReader, NginxRefusal, defaultNginxSettings } from './reader.js';
+import { NginxReader, NginxRefusal, defaultNginxSettings, ingressIdOf } from './reader.js';
 import { nginxRoutes, type NginxRoutes } from './routes.js';
 import { basicAuthSpec, nginxAuthOf } from './auth.js';
 import { proxySslNotices } from './proxy-ssl.js';
@@ -81,7 +81,7 @@ const JUDGED = new WeakMap<object, Judged>();
 function judge(ing: object): Judged {
   const known = JUDGED.get(ing);
   if (known) return known;
-  const id = `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+  const id = ingressIdOf(ing);
   const unhonoured: Unhonoured[] = [];
   let problem: RenderProblem | undefined;
   try {

@@ -11,6 +11,7 @@ import { certificateProblem } from '../certificates.js';
 import { objectRef } from '../snapshot.js';
 import type { RenderNotice } from '../types.js';
 import { field, isNil, path, str } from '../liquid-values.js';
+import { ingressIdOf } from './reader.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 
 /** The TLS versions HAProxy's ssl-min-ver/ssl-max-ver name, in order (nginx's names as keys). */
@@ -63,10 +64,6 @@ type Note = (annotation: string, why: string) => void;
 function ann(ing: object, name: string): string | undefined {
   const v = field(path(ing, 'metadata', 'annotations'), NGINX_PREFIX + name);
   return isNil(v) ? undefined : str(v).trim();
-}
-
-function idOf(ing: object): string {
-  return `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
 }
 
 /** ssl-min-ver/ssl-max-ver of an nginx protocol list (SSLv2, which HAProxy lacks, left out). */
@@ -149,7 +146,7 @@ export function proxySslSpec(ing: object, notices: RenderNotice[]): ProxySslSpec
   if (ref === undefined || ref === '') return undefined;
   const note: Note = (annotation, why) => {
     notices.push({
-      message: `Ingress ${idOf(ing)}: annotation ${NGINX_PREFIX}${annotation}: ${why}`,
+      message: `Ingress ${ingressIdOf(ing)}: annotation ${NGINX_PREFIX}${annotation}: ${why}`,
       object: objectRef('ingresses', ing),
     });
   };
@@ -201,7 +198,7 @@ export function proxySslOf(
 ): ProxySsl {
   const own = str(path(ing, 'metadata', 'namespace'));
   const deny = (why: string): ProxySsl => {
-    const denied = `Ingress ${idOf(ing)}: annotation ${NGINX_PREFIX}proxy-ssl-secret: ${why}; its locations answer 503`;
+    const denied = `Ingress ${ingressIdOf(ing)}: annotation ${NGINX_PREFIX}proxy-ssl-secret: ${why}; its locations answer 503`;
     notices.push({ message: denied, object: objectRef('ingresses', ing) });
     return { spec, ca: undefined, crt: undefined, denied };
   };
@@ -233,7 +230,7 @@ export function proxySslNotices(ing: object, secrets: Secrets | undefined): Rend
   if (proto !== 'HTTPS' && proto !== 'GRPCS')
     notices.push({
       reason: 'AnnotationNotHonoured',
-      message: `Ingress ${idOf(ing)}: annotation ${NGINX_PREFIX}proxy-ssl-secret is without effect: the backend-protocol is not HTTPS or GRPCS, so the backend is not reached over TLS (as in ingress-nginx)`,
+      message: `Ingress ${ingressIdOf(ing)}: annotation ${NGINX_PREFIX}proxy-ssl-secret is without effect: the backend-protocol is not HTTPS or GRPCS, so the backend is not reached over TLS (as in ingress-nginx)`,
       object: objectRef('ingresses', ing),
     });
   return notices;

@@ -12,6 +12,11 @@ import { DEFAULT_RETRY, readRequestBuffering, readRetry, type Retry } from './re
 /** A refusal of one annotation value; the message names the Ingress and the annotation. */
 export class NginxRefusal extends Error {}
 
+/** `namespace/name` of an Ingress, as refusals and notices name it. */
+export function ingressIdOf(ing: object): string {
+  return `${str(path(ing, 'metadata', 'namespace'))}/${str(path(ing, 'metadata', 'name'))}`;
+}
+
 /** The affinity cookie (ingress-nginx `affinity: cookie`). */
 export interface AffinityCookie {
   readonly name: string;
