@@ -22,7 +22,7 @@ export const VETTED_LUA: readonly VettedLua[] = [
   {
     // helm/haptic/libraries/ingress-nginx/files/auth-request.lua.liquid (external auth)
     name: 'auth-request.lua',
-    sha256: 'debfa529ba87e00096bc993c692d211f7dcaa8a712a4fb75fda6103a8e6f46ef',
+    sha256: 'df0e3d47563a33a72ebbcd21e9216a738e2416e9e7388cf20b1a531b7d870304',
     actions: ['haptic_nginx_auth'],
   },
 ];

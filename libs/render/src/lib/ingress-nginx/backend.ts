@@ -13,7 +13,8 @@ import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } f
 import { backendPaths } from './routes.js';
 import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
 import { authLines, userlistLines } from './auth-lines.js';
-import { externalAuthLines } from './external-auth-lines.js';
+import { externalAuthLines, type ProxyHeaders } from './external-auth-lines.js';
+import { authProxyHeadersOf, type AuthProxyHeaders } from './external-auth.js';
 import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 import { lookup } from '../filters-context.js';
 import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
@@ -116,7 +117,13 @@ function backendLines(
   ctx: Context,
   s: NginxSettings,
   paths: readonly string[],
-  auth: { readonly be: string; readonly auth: NginxAuth | undefined; readonly denied?: boolean },
+  auth: {
+    readonly be: string;
+    readonly auth: NginxAuth | undefined;
+    readonly denied?: boolean;
+    /** auth-proxy-set-headers' entries. */
+    readonly authHeaders?: ProxyHeaders | undefined;
+  },
   headers?: CustomHeaders,
 ): string[] {
   const q = { context: ctx };
@@ -144,7 +151,7 @@ function backendLines(
   lines.push(...limitLines(s));
   lines.push(...accessLines(ctx, s, auth));
   // nginx's access phase ends with auth_request (after allow/deny and basic auth)
-  lines.push(...externalAuthLines(s.extAuth, hv));
+  lines.push(...externalAuthLines(s.extAuth, hv, auth.be, auth.authHeaders));
   lines.push(...rewriteLines(s, paths));
   if (s.xForwardedPrefix !== undefined)
     lines.push(`http-request set-header X-Forwarded-Prefix ${hv(s.xForwardedPrefix)}`);
@@ -199,8 +206,16 @@ export function nginxBackend(
     let auth: NginxAuth | undefined;
     let ssl: ProxySsl | undefined;
     let headers: CustomHeaders | undefined;
+    let authHeaders: AuthProxyHeaders | undefined;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
-      new NginxReader(ing, extra).read(s);
+      const reader = new NginxReader(ing, extra);
+      reader.read(s);
+      if (s.extAuth?.proxyHeaders !== undefined) {
+        const maps = (keys: readonly string[]) =>
+          lookup(ctx, 'nginx_backend', configMapsList, keys);
+        const ref = s.extAuth.proxyHeaders;
+        authHeaders = authProxyHeadersOf(ref, configMapsList ? maps : undefined);
+      }
       const spec = basicAuthSpec(ing);
       // the provider reports the notices; the Secret read here is this fragment's dependency
       const secrets = (keys: readonly string[]) => lookup(ctx, 'nginx_backend', secretsList, keys);
@@ -238,9 +253,9 @@ export function nginxBackend(
       slotsOf(ctx, slicesList, servicesList, backend ?? {}, slots, deployedServers);
     const cookie = s.cookie === undefined ? '' : s.cookie.name;
     const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
-    const denied = ssl?.denied !== undefined;
+    const denied = ssl?.denied !== undefined || authHeaders?.denied !== undefined;
     const lines = new OutputLines(
-      backendLines(ctx, s, paths, { be, auth, denied }, headers),
+      backendLines(ctx, s, paths, { be, auth, denied, authHeaders: authHeaders?.headers }, headers),
       '\n  ',
     );
     const users = userlistLines(ctx, be, auth);

@@ -1,5 +1,5 @@
-// Catalogue rows: snippets (refused) and authentication (basic auth and client certificates
-// honoured, external auth's core honoured; the rest planned in issue 35, never refused).
+// Catalogue rows: snippets (refused) and authentication (basic auth, client certificates and
+// external auth honoured; what remains is planned in issue 35, never refused).
 import type { AnnotationGroup, NginxAnnotation } from './catalogue-types.js';
 import { pending } from './catalogue-routing.js';
 
@@ -71,11 +71,11 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
   basic(
     'auth-url',
     'External authentication: a subrequest to this URL decides (2xx lets through).',
-    "The library's vetted Lua action (docs/adr/0013) calls the URL from the Ingress's own backends with the headers ingress-nginx sends (X-Original-URL, X-Original-Method, X-Sent-From, X-Real-IP, X-Forwarded-For, X-Auth-Request-Redirect, the client's headers without body); 401 and 403 are answered as such, any other status or no answer 500. The variables $host, $http_host, $scheme, $request_uri, $escaped_request_uri, $uri, $args, $query_string, $request_method, $remote_addr, $server_port, $arg_*, $http_*, $cookie_* are expanded; any other, or a value outside the URL grammar, refuses the Ingress.",
+    "The library's vetted Lua action (docs/adr/0013) calls the URL from the Ingress's own backends with the headers ingress-nginx sends (X-Original-URL, X-Original-Method, X-Sent-From, X-Real-IP, X-Forwarded-For, X-Auth-Request-Redirect, the client's headers without body); 401 (with the service's WWW-Authenticate) and 403 are answered as such, any other status or no answer 500. The variables $host, $http_host, $scheme, $request_uri, $escaped_request_uri, $uri, $args, $query_string, $request_method, $remote_addr, $remote_user, $server_port, $arg_*, $http_*, $cookie_* are expanded, in the path, the query and as the host; any other, or a value outside the URL grammar, refuses the Ingress.",
     {
       status: 'deviation',
       deviation:
-        "The auth service's WWW-Authenticate is not passed on with a 401, and its Set-Cookie is not added to the answer; each request makes its own call (no keep-alive pool, no cache); an https auth URL's certificate is verified against the system CAs (HAProxy's httpclient default), where ingress-nginx does not verify it.",
+        "Each request not answered from the cache makes its own call (no keep-alive pool); an https auth URL's certificate is verified against the system CAs (HAProxy's httpclient default), where ingress-nginx does not verify it; a host given as a variable ($host) is resolved by HAProxy's default resolvers (the pod's resolv.conf).",
     },
   ),
   basic(
@@ -112,21 +112,33 @@ export const AUTH_ANNOTATIONS: readonly NginxAnnotation[] = [
     "Kept by the Lua call from a 2xx answer; the client's headers of those names are removed, then set from the answer.",
     { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-proxy-set-headers',
-    'Headers (from a ConfigMap) sent to the auth service.',
-    'Headers of the auth call.',
+    "Headers (from a ConfigMap: `name` or `namespace/name`, in the Ingress's namespace) sent to the auth service.",
+    "Headers of the Lua call, set after the ones ingress-nginx always sends; values keep their nginx variables (expanded as in auth-url); an empty value sends no header. A missing ConfigMap, or a key that is not a header name, answers 503 for the Ingress's locations with a notice, as ingress-nginx denies the location.",
+    { status: 'honoured' },
   ),
-  auth('auth-cache-key', 'The key of cached auth answers.', 'A cache keyed by the expanded key.'),
-  auth(
+  basic(
+    'auth-cache-key',
+    'The key of cached auth answers (nginx variables, for example `$remote_user$http_authorization`).',
+    "The Lua action keeps answers in HAProxy's memory under the request's host, the Ingress's backend and the expanded key, and answers from there without calling the service until they expire, so a request keeps passing while the service is gone. Never cached, as in nginx's proxy_cache: an answer with Set-Cookie or Cache-Control no-cache, no-store or private; Cache-Control max-age sets the lifetime.",
+    {
+      status: 'deviation',
+      deviation:
+        "The cache lives in each HAProxy process's memory (at most 10,000 answers): a reload empties it, where nginx's cache is on disk. The paths of one Ingress that lead to the same Service share their answers, where nginx keeps them per location; Expires and X-Accel-Expires are not read.",
+    },
+  ),
+  basic(
     'auth-cache-duration',
-    'How long auth answers are cached, per status.',
-    'The lifetime of cached answers.',
+    'How long auth answers are cached, per status: `[code ...] time[, ...]` (default `200 202 401 5m`).',
+    "The lifetime per status of cached answers, as nginx's proxy_cache_valid reads it (a time alone: 200, 301 and 302; units ms, s, m, h, d, w, M, y); without auth-cache-key nothing is cached. A value outside the grammar refuses the Ingress.",
+    { status: 'honoured' },
   ),
-  auth(
+  basic(
     'auth-always-set-cookie',
-    "Pass the auth service's Set-Cookie on every answer.",
-    '`http-after-response add-header Set-Cookie`.',
+    "Pass the auth service's Set-Cookie on every answer, errors too.",
+    "`http-after-response add-header Set-Cookie` with the auth answer's Set-Cookie: without the annotation on nginx's add_header statuses only (200, 201, 204, 206, 301, 302, 303, 304, 307, 308; the signin redirect too), with it on every answer.",
+    { status: 'honoured' },
   ),
   basic(
     'auth-tls-secret',

@@ -39,8 +39,8 @@ limit-burst-multiplier limit-whitelist satisfy auth-type auth-secret auth-secret
 canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
 canary-weight canary-weight-total auth-tls-secret auth-tls-verify-client auth-tls-error-page
 auth-tls-pass-certificate-to-upstream auth-tls-match-cn auth-url auth-method auth-signin
-auth-signin-redirect-param auth-request-redirect auth-response-headers
-from-to-www-redirect upstream-hash-by proxy-next-upstream proxy-next-upstream-timeout
+auth-signin-redirect-param auth-request-redirect auth-response-headers auth-proxy-set-headers
+auth-cache-key auth-cache-duration auth-always-set-cookie from-to-www-redirect upstream-hash-by proxy-next-upstream proxy-next-upstream-timeout
 proxy-next-upstream-tries proxy-request-buffering service-upstream custom-headers
 default-backend`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
@@ -60,6 +60,10 @@ const EXTERNAL_AUTH = [
   'auth-signin-redirect-param',
   'auth-request-redirect',
   'auth-response-headers',
+  'auth-proxy-set-headers',
+  'auth-cache-key',
+  'auth-cache-duration',
+  'auth-always-set-cookie',
 ];
 const CLAIMED_35 = [...BASIC_AUTH, ...CLIENT_CERTS, ...EXTERNAL_AUTH];
 // The backend-TLS slice of issue 35 (honoured).
@@ -168,7 +172,8 @@ describe('judgeAnnotation', () => {
     expect(judge('affinity', 'cookie').verdict).toBe('deviation');
     // empty: no affinity, as in ingress-nginx
     expect(judge('affinity', '').verdict).toBe('deviation');
-    expect(judge('auth-cache-key', '$host').detail).toBe('planned: issue 35, not refused');
+    expect(judge('auth-tls-verify-depth', '2').detail).toBe('planned: issue 35, not refused');
+    expect(judge('auth-cache-key', '$host').verdict).toBe('deviation');
     expect(judge('server-snippet', 'return 200;')).toMatchObject({
       verdict: 'refused',
       detail: expect.stringMatching(/never pasted/) as unknown,

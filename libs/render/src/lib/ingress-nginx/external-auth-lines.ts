@@ -13,15 +13,35 @@ const STATUS = 'var(txn.nginx_auth_status)';
 
 /** A log-format word: quoted literal pieces and unquoted fetches, read by HAProxy as one word. */
 function formatOf(parts: readonly UrlPart[], hv: Quote): string {
+  if (parts.length === 0) return hv('');
   return parts.map((p) => ('text' in p ? hv(p.text) : `%[${p.fetch}]`)).join('');
 }
 
-/** The lines of one Ingress's external authentication (empty without auth-url). */
-export function externalAuthLines(a: ExternalAuth | undefined, hv: Quote): string[] {
+// nginx's add_header (without `always`) adds to these statuses only
+const ADD_HEADER_STATUSES = '200 201 204 206 301 302 303 304 307 308';
+
+/** The headers auth-proxy-set-headers sends: name and value (nginx variables as fetches). */
+export type ProxyHeaders = readonly (readonly [string, readonly UrlPart[]])[];
+
+/** The cache's lifetimes as the Lua action reads them: `status=seconds` comma-separated. */
+function ttlText(ttl: ReadonlyMap<number, number>): string {
+  return [...ttl].map(([code, s]) => `${code}=${s}`).join(',');
+}
+
+/**
+ * The lines of one Ingress's external authentication (empty without auth-url). `be` (the
+ * backend's name) scopes the cache; `headers` are auth-proxy-set-headers' ConfigMap entries.
+ */
+export function externalAuthLines(
+  a: ExternalAuth | undefined,
+  hv: Quote,
+  be = '',
+  headers: ProxyHeaders = [],
+): string[] {
   if (a === undefined) return [];
   const lines = [
     `http-request set-var-fmt(txn.nginx_auth_url) ${formatOf(a.url, hv)}`,
-    `http-request set-var-fmt(txn.nginx_auth_host) ${hv(a.authority)}`,
+    `http-request set-var-fmt(txn.nginx_auth_host) ${formatOf(a.authority, hv)}`,
     `http-request set-var-fmt(txn.nginx_auth_method) ${hv(a.method)}`,
   ];
   if (a.methodSet) lines.push('http-request set-var(txn.nginx_auth_method_set) bool(true)');
@@ -29,6 +49,22 @@ export function externalAuthLines(a: ExternalAuth | undefined, hv: Quote): strin
     lines.push(`http-request set-var-fmt(txn.nginx_auth_redirect) ${hv(a.requestRedirect)}`);
   if (a.responseHeaders.length > 0)
     lines.push(`http-request set-var-fmt(txn.nginx_auth_hdrs) ${hv(a.responseHeaders.join(','))}`);
+  if (headers.length > 0) {
+    lines.push(
+      `http-request set-var-fmt(txn.nginx_auth_pnames) ${hv(headers.map(([n]) => n).join(','))}`,
+    );
+    headers.forEach(([, value], i) =>
+      lines.push(`http-request set-var-fmt(txn.nginx_auth_p${i}) ${formatOf(value, hv)}`),
+    );
+  }
+  // ingress-nginx's cache key: the server's host, the location, the expanded auth-cache-key
+  if (a.cache !== undefined) {
+    const key = [{ fetch: 'var(txn.host)' }, { text: ` ${be} ` }, ...a.cache.key];
+    lines.push(
+      `http-request set-var-fmt(txn.nginx_auth_ckey) ${formatOf(key, hv)}`,
+      `http-request set-var-fmt(txn.nginx_auth_cttl) ${hv(ttlText(a.cache.ttl))}`,
+    );
+  }
   lines.push(`http-request lua.${AUTH_ACTION}`);
   if (a.signin !== undefined)
     lines.push(
@@ -44,5 +80,17 @@ export function externalAuthLines(a: ExternalAuth | undefined, hv: Quote): strin
     lines.push(`http-request del-header ${h}`);
     lines.push(`http-request set-header ${h} %[${v}] if { ${v} -m found }`);
   });
+  // a 401 carries the auth service's WWW-Authenticate, as nginx's auth_request copies it
+  const www = 'var(txn.nginx_auth_www)';
+  lines.push(
+    `http-after-response set-header WWW-Authenticate %[${www}] if { ${www} -m found } { ${STATUS} -m int 401 } { status 401 }`,
+  );
+  // the auth service's Set-Cookie on the answer: on nginx's add_header statuses, or on every
+  // answer (HAProxy's own deny and redirect too) with auth-always-set-cookie
+  const cookie = 'var(txn.nginx_auth_cookie)';
+  const statuses = a.alwaysSetCookie ? '' : ` { status ${ADD_HEADER_STATUSES} }`;
+  lines.push(
+    `http-after-response add-header Set-Cookie %[${cookie}] if { ${cookie} -m found }${statuses}`,
+  );
   return lines;
 }

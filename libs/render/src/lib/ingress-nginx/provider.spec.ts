@@ -127,7 +127,7 @@ describe('the nginx context provider', () => {
   it('lists the annotations it does not honour, naming Ingress and annotation, and still serves', () => {
     const m = provide([
       ing('later', 'l.example.com', [['/', 'Prefix']], {
-        'auth-cache-key': '$host',
+        'auth-tls-verify-depth': '2',
         'canary-weight': '10',
         'affinity-canary-behavior': 'sticky',
         'use-regexx': 'true',
@@ -135,7 +135,7 @@ describe('the nginx context provider', () => {
       }),
     ]);
     expect(m.unhonoured.map((u) => `${u.ingress} ${u.annotation} ${u.verdict}`)).toEqual([
-      `apps/later ${P}auth-cache-key not-yet-honoured`,
+      `apps/later ${P}auth-tls-verify-depth not-yet-honoured`,
       `apps/later ${P}affinity-canary-behavior not-yet-honoured`,
       `apps/later ${P}use-regexx unknown`,
       // ingress-nginx reads canary rules only on a canary Ingress

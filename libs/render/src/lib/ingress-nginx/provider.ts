@@ -22,6 +22,7 @@ import { basicAuthSpec, nginxAuthOf } from './auth.js';
 import { proxySslNotices } from './proxy-ssl.js';
 import { isCanary } from './canary.js';
 import { customHeadersNotices, customHeadersSpec } from './custom-headers.js';
+import { authProxyHeadersOf, readExternalAuth } from './external-auth.js';
 import { canaryPart, withCanaries, type CanaryPart } from './canary-model.js';
 import type { CanarySplit } from './canary.js';
 import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
@@ -213,6 +214,28 @@ function authNotices(
 }
 
 /**
+ * A notice per served Ingress whose auth-proxy-set-headers ConfigMap is missing or invalid (its
+ * locations answer 503), read afresh at each render: a ConfigMap changes without its Ingress.
+ */
+function authProxyHeadersNotices(
+  served: readonly object[],
+  configMaps: ((keys: readonly string[]) => readonly object[]) | undefined,
+): RenderNotice[] {
+  const notices: RenderNotice[] = [];
+  for (const ing of served) {
+    if (!hasAuthUrl(ing)) continue;
+    const ref = readExternalAuth(new NginxReader(ing, {}))?.proxyHeaders;
+    const denied = ref === undefined ? undefined : authProxyHeadersOf(ref, configMaps).denied;
+    if (denied !== undefined)
+      notices.push({
+        message: `Ingress ${ingressIdOf(ing)}: ${denied}`,
+        object: objectRef('ingresses', ing),
+      });
+  }
+  return notices;
+}
+
+/**
  * The client-certificate policies of the served Ingresses' hosts (the oldest Ingress naming
  * auth-tls-secret for a host sets it, as ingress-nginx keeps one per server), read afresh at
  * each render: a CA Secret changes without its Ingress. Notices go to `notices`.
@@ -283,6 +306,7 @@ export const ingressNginxProvider: ContextProvider = {
       ? (keys: readonly string[]) => snapshot.lookup('configmaps', keys)
       : undefined;
     for (const n of customHeadersNotices(nginx.model.served, maps)) context.notice?.(n);
+    for (const n of authProxyHeadersNotices(nginx.model.served, maps)) context.notice?.(n);
     const notices: RenderNotice[] = [];
     const byHost = clientAuthOf(nginx.model.served, snapshot, context, notices);
     const services = context.watched.includes('services')

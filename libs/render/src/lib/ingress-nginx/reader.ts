@@ -135,6 +135,8 @@ function bytesOf(v: string, bad: () => never): number {
 export class NginxReader {
   private readonly an: unknown;
   private readonly id: string;
+  /** The Ingress's namespace. */
+  readonly namespace: string;
 
   constructor(
     private readonly ing: object,
@@ -142,6 +144,7 @@ export class NginxReader {
   ) {
     this.an = path(ing, 'metadata', 'annotations');
     const ns = str(path(ing, 'metadata', 'namespace'));
+    this.namespace = ns;
     this.id = `Ingress ${ns}/${str(path(ing, 'metadata', 'name'))}`;
   }
 
