@@ -100,6 +100,8 @@ describe('HTTP echo server', () => {
     const denied = await get(port('http'), '/auth', { 'X-Auth-Status': '401' });
     expect([denied.status, denied.headers['x-user']]).toEqual([401, undefined]);
     expect((await get(port('http'), '/auth/403')).status).toBe(403);
+    const cookie = await get(port('http'), '/auth/cookies/set/alma/armud');
+    expect([cookie.status, cookie.headers['set-cookie']]).toEqual([200, ['alma=armud']]);
     expect((await get(port('http'), '/auth', { 'X-Auth-Status': 'bad' })).status).toBe(400);
   });
 

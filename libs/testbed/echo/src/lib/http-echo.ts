@@ -100,10 +100,16 @@ function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
  * of the request's X-Auth-Status header (the client's, forwarded by the proxy), else 200, with
  * the JSON of what it saw; a 2xx carries X-User and X-Email (X-Auth-User's value, else "alice")
  * and X-Seen-<name> with the X-Original-URL, -Method, X-Sent-From, X-Auth-Request-Redirect seen.
+ * `/auth/cookies/set/<name>/<value>` also sets that cookie (the auth service of ingress-nginx's
+ * e2e "cookie set by external authentication server").
  */
 const SEEN = ['x-original-url', 'x-original-method', 'x-sent-from', 'x-auth-request-redirect'];
 
+const AUTH_COOKIE = /^\/auth\/cookies\/set\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,256})$/;
+
 function authAnswer(req: AnyRequest, res: AnyResponse, path: string): void {
+  const cookie = AUTH_COOKIE.exec(path);
+  if (cookie) res.setHeader('Set-Cookie', `${cookie[1]}=${cookie[2]}`);
   const fromPath = /^\/auth\/(\d\d\d)$/.exec(path)?.[1];
   const header = req.headers['x-auth-status'];
   const wanted = fromPath ?? (typeof header === 'string' ? header : '200');

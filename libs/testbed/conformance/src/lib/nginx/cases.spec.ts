@@ -70,6 +70,13 @@ describe('the ingress-nginx suite cases', () => {
       'canary-weight-total',
       'service-upstream',
       'custom-headers',
+      'auth-url',
+      'auth-response-headers',
+      'auth-signin',
+      'auth-signin-redirect-param',
+      'auth-always-set-cookie',
+      'auth-cache-key',
+      'auth-cache-duration',
     ])
       expect(covered.has(a), a).toBe(true);
     expect(NGINX_CASES.filter((c) => c.core).length).toBeGreaterThanOrEqual(4);

@@ -30,6 +30,10 @@ export interface CaseTools {
   served(step: Step): Promise<string | undefined>;
   /** Runs the step once on every HAProxy pod; the first mismatch, naming the pod. */
   check(step: Step): Promise<string | undefined>;
+  /** Deletes objects through the API (a backend going away mid-case). */
+  remove(objects: readonly KubeObject[]): Promise<void>;
+  /** `ip:port` of the first ready pod of the suite's namespace labelled `app` (an auth-url's host). */
+  podAddress(app: string): Promise<string>;
 }
 
 /** One behaviour of the suite, written from ingress-nginx's annotation docs and e2e tests. */

@@ -1,16 +1,23 @@
 import type { TlsMaterial, KubeObject } from '#testbed/kube-sim';
 import { availableMajors } from '#haproxy-bin';
-import { libraryChartValues, releaseIngressClass, Stack, waitFor } from '#testbed/stack';
+import {
+  ECHO_POD_PORT,
+  libraryChartValues,
+  releaseIngressClass,
+  Stack,
+  waitFor,
+} from '#testbed/stack';
 import { AUTH_CASES } from './auth-cases.js';
 import { BACKEND_TLS_CASES } from './backend-tls-cases.js';
 import { deployBackends, suiteCertificate } from './backends.js';
-import type { CaseTools, NginxCase, Step } from './cases.js';
+import { NS, type CaseTools, type NginxCase, type Step } from './cases.js';
 import { CANARY_CASES } from './canary-cases.js';
 import { CORE_CASES } from './core-cases.js';
 import { CORS_CASES } from './cors-cases.js';
 import { call, type Target } from './http.js';
 import { judge } from './judge.js';
 import { ERROR_CASES } from './error-cases.js';
+import { EXTERNAL_AUTH_CASES } from './external-auth-cases.js';
 import { HASH_CASES } from './hash-cases.js';
 import { REDIRECT_CASES } from './redirect-cases.js';
 import { REWRITE_CASES } from './rewrite-cases.js';
@@ -31,6 +38,7 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...RETRY_CASES,
   ...ERROR_CASES,
   ...AUTH_CASES,
+  ...EXTERNAL_AUTH_CASES,
   ...BACKEND_TLS_CASES,
   ...CANARY_CASES,
   ...UPSTREAM_CASES,
@@ -114,6 +122,14 @@ function caseTools(
         if (why) return `${describe(s)} through ${pod.address}: ${why}`;
       }
       return undefined;
+    },
+    async remove(objects) {
+      for (const o of objects) await stack.delete(apiPath(o));
+    },
+    async podAddress(app) {
+      const pod = (await stack.readyPods(NS, { app }))[0];
+      if (pod === undefined) throw new Error(`no ready pod of ${NS}/${app}`);
+      return `${pod.ip}:${ECHO_POD_PORT}`;
     },
   };
 }
