@@ -61,7 +61,7 @@ const gatewayConformance = {
 /**
  * haptic's ingress-nginx suite, a short run of it: two core routing cases (on HAProxy 3.0 and
  * again on 2.6), a redirect, a rewrite with capture groups, X-Forwarded-Prefix, CORS, a source
- * allowlist and cookie affinity (on 3.0). `npm run conformance -- --suite ingress-nginx` runs
+ * allowlist, cookie affinity and external authentication (the vetted Lua, on 3.0). `npm run conformance -- --suite ingress-nginx` runs
  * every case.
  */
 const nginxConformance = {
@@ -75,6 +75,7 @@ const nginxConformance = {
     'allowlist-source-range / whitelist-source-range: a client in a range is served, others get 403',
     'enable-cors: a preflight gets 204 with the default CORS headers, a GET the same headers',
     'affinity: cookie with session-cookie-name pins a client to the pod that set it',
+    'auth-url: the service answering 200 lets through with auth-response-headers replacing the client values; 401, 403 and 500 answered as such; another Ingress on the host not asked',
   ],
 };
 

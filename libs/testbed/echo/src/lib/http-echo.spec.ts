@@ -102,6 +102,11 @@ describe('HTTP echo server', () => {
     expect((await get(port('http'), '/auth/403')).status).toBe(403);
     const cookie = await get(port('http'), '/auth/cookies/set/alma/armud');
     expect([cookie.status, cookie.headers['set-cookie']]).toEqual([200, ['alma=armud']]);
+    const echoed = await get(port('http'), '/auth', {
+      'X-Auth-Echo': 'X-Group, bad name',
+      'X-Group': 'g',
+    });
+    expect(echoed.headers['x-seen-x-group']).toBe('g');
     expect((await get(port('http'), '/auth', { 'X-Auth-Status': 'bad' })).status).toBe(400);
   });
 

@@ -101,7 +101,8 @@ function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
  * the JSON of what it saw; a 2xx carries X-User and X-Email (X-Auth-User's value, else "alice")
  * and X-Seen-<name> with the X-Original-URL, -Method, X-Sent-From, X-Auth-Request-Redirect seen.
  * `/auth/cookies/set/<name>/<value>` also sets that cookie (the auth service of ingress-nginx's
- * e2e "cookie set by external authentication server").
+ * e2e "cookie set by external authentication server"); the headers named in X-Auth-Echo
+ * (comma-separated) are answered as X-Seen-<name> too, to show what the proxy sent.
  */
 const SEEN = ['x-original-url', 'x-original-method', 'x-sent-from', 'x-auth-request-redirect'];
 
@@ -123,6 +124,12 @@ function authAnswer(req: AnyRequest, res: AnyResponse, path: string): void {
     for (const h of SEEN) {
       const v = req.headers[h];
       if (typeof v === 'string') res.setHeader(`X-Seen-${h.slice(2)}`, v);
+    }
+    const echoed = req.headers['x-auth-echo'];
+    for (const h of typeof echoed === 'string' ? echoed.split(',') : []) {
+      const name = h.trim().toLowerCase();
+      const v = /^[a-z0-9-]{1,64}$/.test(name) ? req.headers[name] : undefined;
+      if (typeof v === 'string') res.setHeader(`X-Seen-${name}`, v);
     }
   }
   sendJson(res, code, { method: req.method, uri: req.url, headers: req.headers });

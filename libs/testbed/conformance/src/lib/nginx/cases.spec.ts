@@ -75,6 +75,7 @@ describe('the ingress-nginx suite cases', () => {
       'auth-signin',
       'auth-signin-redirect-param',
       'auth-always-set-cookie',
+      'auth-proxy-set-headers',
       'auth-cache-key',
       'auth-cache-duration',
     ])

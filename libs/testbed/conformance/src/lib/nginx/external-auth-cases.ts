@@ -130,6 +130,43 @@ async function cookies(t: CaseTools): Promise<string | undefined> {
   );
 }
 
+const headersHost = host('ext-auth-headers');
+
+async function proxyHeaders(t: CaseTools): Promise<string | undefined> {
+  const auth = `http://${await t.podAddress('echo')}/auth`;
+  // the echo's /auth answers the headers named in X-Auth-Echo as X-Seen-<name>
+  const seen = { 'auth-url': auth, 'auth-response-headers': 'X-Seen-X-Group' };
+  const asks = { 'X-Auth-Echo': 'X-Group', 'X-Team': 'blue', 'X-Group': 'forged' };
+  return applyAndCheck(
+    t,
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: NS, name: 'ext-auth-headers' },
+        data: { 'X-Group': 'team-$http_x_team' },
+      },
+      ingress('ext-auth-headers', headersHost, [['/']], {
+        ...seen,
+        'auth-proxy-set-headers': 'ext-auth-headers',
+      }),
+      ingress('ext-auth-headers-missing', headersHost, [['/missing']], {
+        ...seen,
+        'auth-proxy-set-headers': 'no-such-configmap',
+      }),
+    ],
+    [
+      // (the Ingress applied last first: once it is served, so is the other)
+      // a missing ConfigMap denies the location, as ingress-nginx does
+      { req: get(headersHost, '/missing', { headers: asks }), expect: { status: 503 } },
+      {
+        req: get(headersHost, '/', { headers: asks }),
+        expect: { status: 200, service: 'echo', backendHeaders: { 'X-Seen-X-Group': 'team-blue' } },
+      },
+    ],
+  );
+}
+
 const CACHE_APP = 'ext-auth-cache';
 const thisHost = host('ext-auth-this');
 const thatHost = host('ext-auth-that');
@@ -256,6 +293,13 @@ export const EXTERNAL_AUTH_CASES: readonly NginxCase[] = [
     ],
     steps: [markerStep(cookieHost)],
     script: cookies,
+  },
+  {
+    name: "auth-proxy-set-headers: the ConfigMap's headers reach the auth service (variables expanded, the client's value replaced); a missing ConfigMap answers 503",
+    annotations: ['auth-url', 'auth-response-headers', 'auth-proxy-set-headers'],
+    objects: [marker('ext-auth-headers-marker', headersHost, '/marker')],
+    steps: [markerStep(headersHost)],
+    script: proxyHeaders,
   },
   {
     name: 'auth-cache-key: signed in after the auth service is deleted; denied (500) on another location and another server, and without cache',
