@@ -7,7 +7,7 @@
 // and with glibc malloc settings that keep less memory resident (`mallocEnv`; glibc reads them
 // only at start, hence here). The process that runs the command registers a module resolution
 // hook first (cli/client-node-hooks.ts), so @kubernetes/client-node's KubeConfig loads without
-// its generated API clients.
+// its generated API clients (on Node 20, for `haptic run` only: see below).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import module from 'node:module';
@@ -30,11 +30,14 @@ const flags = heapFlags(process.execArgv, process.env, systemCgroupPaths());
 
 if (flags === undefined) {
   // Keeps client-node's generated API clients unloaded (see cli/client-node-hooks.ts); Node 20
-  // has only the off-thread hook API, Node >= 22.15 the in-thread one.
+  // has only the off-thread hook API, Node >= 22.15 the in-thread one. The off-thread hook makes
+  // every module resolution a round trip to a loader thread (about 0.5 s of a command's start),
+  // so on Node 20 only the resident controller (`haptic run`, where the memory counts) takes it.
   const hooks = new URL('cli/client-node-hooks.js', dist);
+  const command = process.argv.slice(2).find((a) => !a.startsWith('-'));
   if (typeof module.registerHooks === 'function')
     module.registerHooks({ resolve: (await import(hooks.href)).resolve });
-  else module.register(hooks.href);
+  else if (command === 'run') module.register(hooks.href);
   await import(entry.href);
 } else {
   const args = [
