@@ -14,6 +14,13 @@ const SHIPPED = readFileSync(
   ),
   'utf8',
 );
+const ERROR_PAGE = readFileSync(
+  new URL(
+    '../../../../helm/haptic/libraries/ingress-nginx/files/error-page.lua.liquid',
+    import.meta.url,
+  ),
+  'utf8',
+);
 const DIR = DEFAULT_STORAGE_DIRS.generalStorageDir.replace(/\/$/, '');
 
 const cfg = (load: string, action = 'haptic_nginx_auth') => `global
@@ -37,6 +44,7 @@ describe('vetted Lua', () => {
   it('lists the shipped auth-request.lua by its exact content hash', () => {
     expect(VETTED_LUA.map((v) => [v.name, v.sha256])).toEqual([
       ['auth-request.lua', sha256Hex(SHIPPED)],
+      ['error-page.lua', sha256Hex(ERROR_PAGE)],
     ]);
   });
 
@@ -45,6 +53,30 @@ describe('vetted Lua', () => {
     expect(check(cfg(load), { 'auth-request.lua': SHIPPED })).toEqual([]);
     const perThread = `lua-load-per-thread ${DIR}/auth-request.lua`;
     expect(check(cfg(perThread), { 'auth-request.lua': SHIPPED })).toEqual([]);
+  });
+
+  it("lets an http-response rule call the error-page file's action, never with a condition or argument", () => {
+    const page = (rule: string) => `global
+  lua-load ${DIR}/error-page.lua
+defaults
+  mode http
+frontend f
+  bind :80
+  default_backend b
+backend b
+  ${rule}
+  server s1 127.0.0.1:8080
+`;
+    const files = { 'error-page.lua': ERROR_PAGE };
+    expect(check(page('http-response lua.haptic_nginx_error_page'), files)).toEqual([]);
+    for (const rule of [
+      'http-response lua.haptic_nginx_error_page if { status 404 }',
+      'http-response lua.haptic_nginx_error_page arg',
+      'http-response lua.haptic_nginx_auth',
+    ])
+      expect(check(page(rule), files), rule).toEqual([
+        expect.stringContaining(`'${rule}' is refused`) as string,
+      ]);
   });
 
   it('refuses the same name with other content, and the action it would register', () => {

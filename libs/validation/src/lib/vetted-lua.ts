@@ -25,6 +25,12 @@ export const VETTED_LUA: readonly VettedLua[] = [
     sha256: 'df0e3d47563a33a72ebbcd21e9216a738e2416e9e7388cf20b1a531b7d870304',
     actions: ['haptic_nginx_auth'],
   },
+  {
+    // helm/haptic/libraries/ingress-nginx/files/error-page.lua.liquid (custom-http-errors)
+    name: 'error-page.lua',
+    sha256: '7691c4eae9a5a4ddf8b5fb9c5fe1807e8465cc4c8bfe8ff9e3b918e15014edeb',
+    actions: ['haptic_nginx_error_page'],
+  },
 ];
 
 const LOADS = new Set(['lua-load', 'lua-load-per-thread']);
@@ -53,12 +59,14 @@ function vettedLoad(
   return entry;
 }
 
-// `http-request lua.<action>` with nothing after the action (the vetted actions take no argument).
+// `http-request lua.<action>` or `http-response lua.<action>` with nothing after the action (the
+// vetted actions take no argument and no condition).
 const ACTION = /^lua\.([A-Za-z0-9_]+)$/;
 
 /**
  * The lines a render may keep though they use Lua: loads of vetted files (content hash checked)
- * and `http-request lua.<action>` lines naming an action one of those loaded files registers.
+ * and `http-request`/`http-response lua.<action>` lines naming an action one of those loaded
+ * files registers.
  */
 export function vettedLuaLines(
   lines: readonly ConfigLine[],
@@ -74,8 +82,8 @@ export function vettedLuaLines(
     for (const a of v.actions) actions.add(a);
   }
   for (const l of lines) {
-    const m =
-      l.words.length === 2 && l.words[0] === 'http-request' ? ACTION.exec(l.words[1] ?? '') : null;
+    const rule = l.words[0] === 'http-request' || l.words[0] === 'http-response';
+    const m = l.words.length === 2 && rule ? ACTION.exec(l.words[1] ?? '') : null;
     if (m?.[1] !== undefined && actions.has(m[1])) ok.add(l);
   }
   return ok;

@@ -7,7 +7,7 @@ import { deployedBackend } from '../fragment-globals.js';
 import { headerValue, intRange } from '../filters-haproxy.js';
 import { filterError, TemplateValueError, innermostObject } from '../provenance.js';
 import { serverLines, slotsOf } from '../ingress/filters.js';
-import { field, items, orDefault, str } from '../liquid-values.js';
+import { field, items, orDefault, path, str } from '../liquid-values.js';
 import { canaryLines, type CanarySplit } from './canary.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
@@ -15,6 +15,12 @@ import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backe
 import { authLines, userlistLines } from './auth-lines.js';
 import { externalAuthLines, type ProxyHeaders } from './external-auth-lines.js';
 import { authProxyHeadersOf, type AuthProxyHeaders } from './external-auth.js';
+import {
+  customErrorRequestLines,
+  customErrorResponseLines,
+  type ErrorTarget,
+} from './custom-errors.js';
+import { fallbackOf } from './default-backend.js';
 import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 import { lookup } from '../filters-context.js';
 import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
@@ -123,6 +129,8 @@ function backendLines(
     readonly denied?: boolean;
     /** auth-proxy-set-headers' entries. */
     readonly authHeaders?: ProxyHeaders | undefined;
+    /** custom-http-errors' default backend and what its error requests say. */
+    readonly errorTarget?: ErrorTarget | undefined;
   },
   headers?: CustomHeaders,
 ): string[] {
@@ -137,6 +145,9 @@ function backendLines(
           ...s.timeouts,
           `http-request set-var-fmt(txn.nginx_hash) "${s.hashKey}"`,
         ];
+  // custom-http-errors' X-Original-URI and X-Format: the request as it came
+  const errors = auth.errorTarget;
+  if (errors !== undefined) lines.push(...customErrorRequestLines(s.customErrors, errors));
   // ingress-nginx's denied location (basic auth without its Secret) answers 503 before anything
   // (so does one whose proxy-ssl-secret cannot serve, or whose custom-headers ConfigMap is missing)
   if (auth.auth?.denied !== undefined || auth.denied === true || headers?.denied !== undefined)
@@ -160,6 +171,7 @@ function backendLines(
   if (s.cookie !== undefined) lines.push(...cookieLines(s.cookie, paths, hv));
   const grpc = s.proto === 'GRPC' || s.proto === 'GRPCS';
   lines.push(...retryLines(s.retry, s.requestBuffering, grpc));
+  if (errors !== undefined) lines.push(...customErrorResponseLines(s.customErrors, errors, hv));
   // more_set_headers: every answer, HAProxy's own (deny, errors) too
   for (const [name, value] of headers?.headers ?? [])
     lines.push(`http-after-response set-header ${name} ${hv(value)}`);
@@ -207,6 +219,7 @@ export function nginxBackend(
     let ssl: ProxySsl | undefined;
     let headers: CustomHeaders | undefined;
     let authHeaders: AuthProxyHeaders | undefined;
+    let errorTarget: ErrorTarget | undefined;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       const reader = new NginxReader(ing, extra);
       reader.read(s);
@@ -229,6 +242,18 @@ export function nginxBackend(
           lookup(ctx, 'nginx_backend', configMapsList, keys);
         const allowed = allowedHeaders(extra);
         headers = customHeadersOf(ing, headersSpec, configMapsList ? maps : undefined, allowed);
+      }
+      if (s.customErrors.length > 0) {
+        const services = (keys: readonly string[]) =>
+          lookup(ctx, 'nginx_backend', servicesList, keys);
+        const namespace = str(path(ing, 'metadata', 'namespace'));
+        errorTarget = {
+          fallback: fallbackOf(ing, namespace, servicesList ? services : undefined),
+          namespace,
+          ingress: str(path(ing, 'metadata', 'name')),
+          service: str(field(backend, 'service')),
+          port: str(field(backend, 'port')),
+        };
       }
       // a canary backend takes its mainline's paths (`main_service`, `main_port`)
       const service = field(backend, 'main_service') ?? field(backend, 'service');
@@ -255,7 +280,13 @@ export function nginxBackend(
     const head = new OutputLines([`backend ${escapeOutput.call({ context: ctx }, be)}`], '');
     const denied = ssl?.denied !== undefined || authHeaders?.denied !== undefined;
     const lines = new OutputLines(
-      backendLines(ctx, s, paths, { be, auth, denied, authHeaders: authHeaders?.headers }, headers),
+      backendLines(
+        ctx,
+        s,
+        paths,
+        { be, auth, denied, authHeaders: authHeaders?.headers, errorTarget },
+        headers,
+      ),
       '\n  ',
     );
     const users = userlistLines(ctx, be, auth);

@@ -162,11 +162,11 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'custom-http-errors',
     "Status codes of the backend answer replaced by the default backend's, which gets `X-Code`, `X-Format`, `X-Original-URI`… headers.",
-    'None: HAProxy cannot send a request on to another backend once an answer has come.',
+    "The library's vetted Lua action (files/error-page.lua.liquid, docs/adr/0013) runs on the Ingress backend's answers: for a listed status it sends `GET /` to a usable server of the Ingress's default-backend Service with X-Code, X-Format (the request's Accept), X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID, X-Forwarded-For and the Host, and answers with the default backend's status, Content-Type and body. Without a default-backend, the answer is the library's 404 page (ingress-nginx's own default backend answers 404). Codes are 4xx and 5xx separated by commas; another value refuses the Ingress.",
     {
-      status: 'refused',
-      reason:
-        "HAProxy picks the backend before the answer comes and cannot pass a request to another backend after it (http-response rules can only rewrite, deny or answer with static content; retry-on retries the same backend's servers), so the default backend cannot be asked for the error page without Lua; an Ingress needing it is refused rather than served with the backend's own error answers.",
+      status: 'deviation',
+      deviation:
+        "The error request is always a GET without body (nginx keeps the method); X-Request-ID is the client's (ingress-nginx generates one when absent); when the default backend has no server up, the backend's own answer goes on, and when its server cannot be reached the answer is 503 (nginx answers 502 in both cases); only the answer's Content-Type is kept of its headers; the controller-wide custom-http-errors setting is not offered yet.",
     },
   ),
   pending(

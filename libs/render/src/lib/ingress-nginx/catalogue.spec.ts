@@ -42,7 +42,7 @@ auth-tls-pass-certificate-to-upstream auth-tls-match-cn auth-url auth-method aut
 auth-signin-redirect-param auth-request-redirect auth-response-headers auth-proxy-set-headers
 auth-cache-key auth-cache-duration auth-always-set-cookie from-to-www-redirect upstream-hash-by proxy-next-upstream proxy-next-upstream-timeout
 proxy-next-upstream-tries proxy-request-buffering service-upstream custom-headers
-default-backend`.split(/\s+/);
+default-backend custom-http-errors`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const CLIENT_CERTS = [
@@ -149,10 +149,8 @@ describe('judgeAnnotation', () => {
     });
     expect(judge('auth-type', 'basic').verdict).toBe('honoured');
     expect(judge('custom-http-errors', '404,503')).toMatchObject({
-      verdict: 'refused',
-      detail: expect.stringMatching(
-        /^HAProxy picks the backend before the answer comes/,
-      ) as unknown,
+      verdict: 'deviation',
+      detail: expect.stringMatching(/^The error request is always a GET/) as unknown,
     });
     expect(judge('auth-secret', 'users').detail).toMatch(/apr1 .* left out with a notice/);
   });

@@ -38,6 +38,22 @@ function firstPort(service: object): string | undefined {
   return typeof n === 'number' && Number.isInteger(n) && n > 0 && n < 65536 ? String(n) : undefined;
 }
 
+/**
+ * The HAProxy backend of the default backend an Ingress names (`svc_<ns>_<service>_<port>`, its
+ * first port), or undefined without one, or when the Service is missing or has no port.
+ */
+export function fallbackOf(
+  ing: object,
+  namespace: string,
+  services: ((keys: readonly string[]) => readonly object[]) | undefined,
+): string | undefined {
+  const name = defaultBackendSpec(ing);
+  if (name === undefined) return undefined;
+  const service = services?.([namespace, name])[0];
+  const port = service === undefined ? undefined : firstPort(service);
+  return port === undefined ? undefined : `svc_${namespace}_${name}_${port}`;
+}
+
 /** What default-backend adds to the model: the default backends and which backend falls to which. */
 export interface DefaultBackends {
   readonly backends: readonly IngressBackend[];
@@ -63,14 +79,13 @@ export function defaultBackendsOf(
     if (!b.name.startsWith('ing_')) continue;
     const name = defaultBackendSpec(b.ingress);
     if (name === undefined) continue;
-    const service = services?.([b.namespace, name])[0];
-    const port = service === undefined ? undefined : firstPort(service);
-    if (port === undefined) {
+    const fallback = fallbackOf(b.ingress, b.namespace, services);
+    if (fallback === undefined) {
       if (!noticed.has(b.ingress)) notices.push(missing(b.ingress, `${b.namespace}/${name}`));
       noticed.add(b.ingress);
       continue;
     }
-    const fallback = `svc_${b.namespace}_${name}_${port}`;
+    const port = fallback.slice(fallback.lastIndexOf('_') + 1);
     if (!known.has(fallback)) {
       known.add(fallback);
       added.push({

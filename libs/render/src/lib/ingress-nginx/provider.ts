@@ -56,6 +56,8 @@ export interface NginxModel extends NginxRoutes {
   readonly www_redirects: readonly WwwRedirect[];
   /** Some served Ingress has auth-url: haproxy.cfg loads the vetted auth-request.lua. */
   readonly external_auth: boolean;
+  /** An Ingress uses custom-http-errors with a default backend: the error-page Lua is loaded. */
+  readonly custom_errors: boolean;
   /** default-backend: the Ingress backends answered by a default backend while they have no server. */
   readonly fallbacks: readonly NginxFallback[];
 }
@@ -158,6 +160,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       canaries: paired.splits,
       www_redirects: wwwRedirects(paired.served),
       external_auth: [...model.served, ...canaries.served].some(hasAuthUrl),
+      custom_errors: [...model.served, ...canaries.served].some(hasCustomErrors),
       fallbacks: [],
     },
     problems,
@@ -165,6 +168,14 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
   };
   BUILT.set(model, { canaries, built });
   return built;
+}
+
+/** custom-http-errors with a default-backend: the Lua action may ask the default backend. */
+function hasCustomErrors(ing: object): boolean {
+  const an = path(ing, 'metadata', 'annotations');
+  const codes = field(an, `${NGINX_PREFIX}custom-http-errors`);
+  const dflt = field(an, `${NGINX_PREFIX}default-backend`);
+  return typeof codes === 'string' && codes.trim() !== '' && typeof dflt === 'string';
 }
 
 function hasAuthUrl(ing: object): boolean {

@@ -6,6 +6,7 @@ import { field, isNil, items, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { readCors, type Cors } from './reader-cors.js';
 import { readExternalAuth, type ExternalAuth } from './external-auth.js';
+import { readCustomErrors } from './custom-errors.js';
 import { hashKeyFormat } from './reader-hash.js';
 import { DEFAULT_RETRY, readRequestBuffering, readRetry, type Retry } from './reader-retry.js';
 
@@ -62,6 +63,8 @@ export interface NginxSettings {
   cookie: AffinityCookie | undefined;
   /** auth-url and its companions (external-auth.ts), or undefined. */
   extAuth: ExternalAuth | undefined;
+  /** custom-http-errors: the statuses replaced by the default backend's answer. */
+  customErrors: number[];
   /** service-upstream: one server at the Service's cluster IP instead of its endpoints. */
   serviceUpstream: boolean;
   /** Server options of the backend protocol. */
@@ -118,6 +121,7 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
     satisfyAny: false,
     cookie: undefined,
     extAuth: undefined,
+    customErrors: [],
     serviceUpstream: false,
     proto: 'HTTP',
     retry: DEFAULT_RETRY,
@@ -182,6 +186,7 @@ export class NginxReader {
     this.backend(s);
     s.cors = readCors(this);
     s.extAuth = readExternalAuth(this);
+    s.customErrors = readCustomErrors(this);
     s.allow = this.ranges('allowlist-source-range') ?? this.ranges('whitelist-source-range') ?? [];
     s.deny = this.ranges('denylist-source-range') ?? [];
     s.satisfyAny = this.satisfy();

@@ -70,6 +70,8 @@ describe('the ingress-nginx suite cases', () => {
       'canary-weight-total',
       'service-upstream',
       'custom-headers',
+      'custom-http-errors',
+      'default-backend',
       'auth-url',
       'auth-response-headers',
       'auth-signin',

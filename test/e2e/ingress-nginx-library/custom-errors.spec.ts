@@ -1,0 +1,200 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  assembleLibrary,
+  echoBackend,
+  renderTree,
+  tempBase,
+  writeManifests,
+} from '../ingress-library/library.js';
+import { nginxIngress } from './nginx-ingress.js';
+
+// custom-http-errors as ingress-nginx's template gives it (the CUSTOM_ERRORS locations:
+// `GET /` to the default backend with X-Code, X-Format, X-Original-URI, X-Namespace,
+// X-Ingress-Name, X-Service-Name, X-Service-Port, X-Request-ID): real requests through a real
+// HAProxy running the library's render and its vetted error-page Lua action.
+
+const NS = 'apps';
+
+interface Started {
+  readonly port: number;
+  readonly server: Server;
+}
+
+async function serve(
+  answer: (path: string, h: IncomingHttpHeaders) => [number, string, string],
+): Promise<Started> {
+  const server = createServer((req, res) => {
+    const [status, type, body] = answer(req.url ?? '/', req.headers);
+    res.writeHead(status, { 'content-type': type, 'x-from': 'server' });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, server };
+}
+
+interface Reply {
+  readonly status: number;
+  readonly type: string | undefined;
+  readonly body: string;
+}
+
+function call(port: number, host: string, path: string, headers: object = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const options = { host: '127.0.0.1', port, path, headers: { host, ...headers } };
+    const req = request({ ...options, timeout: 15_000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }),
+      );
+    });
+    req.on('timeout', () => req.destroy(new Error(`request to ${host}${path} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A Service `name` whose one endpoint is 127.0.0.1:port. */
+function service(name: string, port: number): object[] {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: NS },
+      spec: { ports: [{ name: 'http', port: 8081 }] },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: `${name}-1`,
+        namespace: NS,
+        labels: { 'kubernetes.io/service-name': name },
+      },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    },
+  ];
+}
+
+describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) => {
+  let base: string;
+  let upstream: Started;
+  let errors: Started;
+  let haproxy: HaproxyUnderTest;
+  let http: number;
+
+  beforeAll(async () => {
+    process.env['POD_IP'] = '127.0.0.1'; // binds stay on loopback
+    base = await tempBase();
+    // the Ingress's backend: /status/NNN answers NNN, the rest 200
+    upstream = await serve((path) => {
+      const code = /^\/status\/(\d{3})/.exec(path)?.[1];
+      return [code ? Number(code) : 200, 'text/plain', `upstream ${path}`];
+    });
+    // the default backend: ingress-nginx's custom error pages answer with X-Code's status
+    errors = await serve((path, h) => [
+      Number(h['x-code']) || 404,
+      'application/json',
+      JSON.stringify({ path, headers: h }),
+    ]);
+    const out = await mkdtemp(join(base, 'tree-'));
+    http = await freePort();
+    const stats = await freePort();
+    const config = await assembleLibrary(
+      await mkdtemp(join(base, 'cfg-')),
+      (r) => {
+        const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
+          .extraContext;
+        Object.assign(extra, { http_port: http, stats_port: stats });
+        r.spec['dataplane'] = {
+          mapsDir: join(out, 'maps'),
+          sslCertsDir: join(out, 'ssl'),
+          generalStorageDir: join(out, 'files'),
+        };
+      },
+      'ingress-nginx',
+    );
+    const objects = [
+      {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'IngressClass',
+        metadata: { name: 'nginx' },
+        spec: { controller: 'k8s.io/ingress-nginx' },
+      },
+      ...echoBackend(NS, upstream.port),
+      ...service('errors', errors.port),
+      nginxIngress(
+        'pages',
+        { 'custom-http-errors': '404,503', 'default-backend': 'errors', 'rewrite-target': '/$1' },
+        { namespace: NS, host: 'pages.bar.com', path: '/app/(.*)' },
+      ),
+      nginxIngress(
+        'plain',
+        { 'custom-http-errors': '503' },
+        { namespace: NS, host: 'plain.bar.com' },
+      ),
+    ];
+    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
+    const cfg = tree.get('haproxy.cfg') ?? '';
+    haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+  }, 120_000);
+
+  afterAll(async () => {
+    await haproxy?.stop();
+    await Promise.all(
+      [upstream, errors].map((s) => new Promise((r) => (s ? s.server.close(r) : r(undefined)))),
+    );
+    if (base) await rm(base, { recursive: true, force: true });
+  });
+
+  it("a listed status gets the default backend's answer to ingress-nginx's error request", async () => {
+    const r = await call(http, 'pages.bar.com', '/app/status/503?x=1', {
+      Accept: 'application/json',
+      'X-Request-ID': 'req-1',
+    });
+    expect([r.status, r.type]).toEqual([503, 'application/json']);
+    const seen = JSON.parse(r.body) as { path: string; headers: Record<string, string> };
+    expect(seen.path).toBe('/');
+    expect(seen.headers).toMatchObject({
+      host: 'pages.bar.com',
+      'x-code': '503',
+      'x-format': 'application/json',
+      // the request as it came, before rewrite-target
+      'x-original-uri': '/app/status/503?x=1',
+      'x-namespace': 'apps',
+      'x-ingress-name': 'pages',
+      'x-service-name': 'echo',
+      'x-service-port': '8080',
+      'x-request-id': 'req-1',
+      'x-forwarded-for': '127.0.0.1',
+    });
+  });
+
+  it('an unlisted status and a success pass as the backend gave them', async () => {
+    const teapot = await call(http, 'pages.bar.com', '/app/status/418');
+    expect([teapot.status, teapot.body]).toEqual([418, 'upstream /status/418']);
+    const ok = await call(http, 'pages.bar.com', '/app/x');
+    expect([ok.status, ok.body]).toEqual([200, 'upstream /x']);
+  });
+
+  it("without a default backend a listed status becomes the library's 404, as ingress-nginx's own default backend", async () => {
+    const r = await call(http, 'plain.bar.com', '/status/503');
+    expect(r.status).toBe(404);
+    expect(r.body).not.toContain('upstream');
+    expect((await call(http, 'plain.bar.com', '/status/500')).status).toBe(500);
+  });
+
+  it("the default backend unreachable: 503 (HAProxy's httpclient; nginx answers 502), never the error page", async () => {
+    await new Promise((r) => errors.server.close(r));
+    const r = await call(http, 'pages.bar.com', '/app/status/404');
+    expect(r.status).toBe(503);
+    expect(r.body).not.toContain('x-code');
+  });
+});
