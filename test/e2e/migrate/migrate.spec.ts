@@ -50,7 +50,7 @@ describe('haptic migrate --from ingress-nginx', () => {
     expect(lines[0]).toBe('dev/plain (class nginx): no ingress-nginx annotations');
     expect(lines[1]).toBe('prod/legacy (class nginx)');
     expect(lines.slice(2, 7).map((l) => l.trim().split(/\s+/, 2).join(' '))).toEqual([
-      `not-yet-honoured ${P}auth-cache-key:`,
+      `not-yet-honoured ${P}auth-tls-verify-depth:`,
       `refused ${P}backend-protocol:`,
       `deviation ${P}enable-cors:`,
       `unknown ${P}enable-corss:`,
