@@ -1,16 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
+import { describeForMajors, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  assembleLibrary,
-  echoBackend,
-  renderTree,
-  tempBase,
-  writeManifests,
-} from '../ingress-library/library.js';
+import { echoBackend, tempBase } from '../ingress-library/library.js';
+import { renderNginx, service } from './local-backends.js';
 import { nginxIngress } from './nginx-ingress.js';
 
 // custom-http-errors as ingress-nginx's template gives it (the CUSTOM_ERRORS locations:
@@ -59,30 +53,6 @@ function call(port: number, host: string, path: string, headers: object = {}): P
   });
 }
 
-/** A Service `name` whose one endpoint is 127.0.0.1:port. */
-function service(name: string, port: number): object[] {
-  return [
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: NS },
-      spec: { ports: [{ name: 'http', port: 8081 }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        name: `${name}-1`,
-        namespace: NS,
-        labels: { 'kubernetes.io/service-name': name },
-      },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-    },
-  ];
-}
-
 describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) => {
   let base: string;
   let upstream: Started;
@@ -104,32 +74,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
       'application/json',
       JSON.stringify({ path, headers: h }),
     ]);
-    const out = await mkdtemp(join(base, 'tree-'));
-    http = await freePort();
-    const stats = await freePort();
-    const config = await assembleLibrary(
-      await mkdtemp(join(base, 'cfg-')),
-      (r) => {
-        const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-          .extraContext;
-        Object.assign(extra, { http_port: http, stats_port: stats });
-        r.spec['dataplane'] = {
-          mapsDir: join(out, 'maps'),
-          sslCertsDir: join(out, 'ssl'),
-          generalStorageDir: join(out, 'files'),
-        };
-      },
-      'ingress-nginx',
-    );
     const objects = [
-      {
-        apiVersion: 'networking.k8s.io/v1',
-        kind: 'IngressClass',
-        metadata: { name: 'nginx' },
-        spec: { controller: 'k8s.io/ingress-nginx' },
-      },
       ...echoBackend(NS, upstream.port),
-      ...service('errors', errors.port),
+      ...service(NS, 'errors', '10.96.0.20', 8081, errors.port),
       nginxIngress(
         'pages',
         { 'custom-http-errors': '404,503', 'default-backend': 'errors', 'rewrite-target': '/$1' },
@@ -141,9 +88,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
         { namespace: NS, host: 'plain.bar.com' },
       ),
     ];
-    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
-    const cfg = tree.get('haproxy.cfg') ?? '';
-    haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+    const rendered = await renderNginx(base, objects);
+    http = rendered.http;
+    haproxy = await startHaproxy({ bin: install.bin, config: () => rendered.cfg });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,16 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
+import { describeForMajors, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  assembleLibrary,
-  echoBackend,
-  renderTree,
-  tempBase,
-  writeManifests,
-} from '../ingress-library/library.js';
+import { echoBackend, tempBase } from '../ingress-library/library.js';
+import { renderNginx } from './local-backends.js';
 import { nginxIngress } from './nginx-ingress.js';
 
 // External authentication's companions, judged as ingress-nginx's e2e test/e2e/annotations/
@@ -95,23 +89,6 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication compani
     );
     const authAt = `http://127.0.0.1:${auth.port}`;
     const cacheAt = `http://127.0.0.1:${cacheAuth.port}/basic-auth/user/password`;
-    const out = await mkdtemp(join(base, 'tree-'));
-    http = await freePort();
-    const stats = await freePort();
-    const config = await assembleLibrary(
-      await mkdtemp(join(base, 'cfg-')),
-      (r) => {
-        const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-          .extraContext;
-        Object.assign(extra, { http_port: http, stats_port: stats });
-        r.spec['dataplane'] = {
-          mapsDir: join(out, 'maps'),
-          sslCertsDir: join(out, 'ssl'),
-          generalStorageDir: join(out, 'files'),
-        };
-      },
-      'ingress-nginx',
-    );
     const cookie = { 'auth-url': `${authAt}/cookies/set/alma/armud` };
     const always = { ...cookie, 'auth-always-set-cookie': 'true' };
     const cached = {
@@ -121,12 +98,6 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication compani
       'auth-cache-duration': '200 201 401 30m',
     };
     const objects = [
-      {
-        apiVersion: 'networking.k8s.io/v1',
-        kind: 'IngressClass',
-        metadata: { name: 'nginx' },
-        spec: { controller: 'k8s.io/ingress-nginx' },
-      },
       ...echoBackend(NS, backend.port),
       {
         apiVersion: 'v1',
@@ -155,9 +126,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication compani
       ingress('bar-this', 'this.bar.com', '/bar', cached),
       ingress('foo-that', 'that.bar.com', '/foo', cached),
     ];
-    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
-    const cfg = tree.get('haproxy.cfg') ?? '';
-    haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+    const rendered = await renderNginx(base, objects);
+    http = rendered.http;
+    haproxy = await startHaproxy({ bin: install.bin, config: () => rendered.cfg });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,17 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { resolveEchoConfig, startHttpEcho, type RunningEcho } from '#testbed/echo';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
+import { describeForMajors, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  assembleLibrary,
-  echoBackend,
-  renderTree,
-  tempBase,
-  writeManifests,
-} from '../ingress-library/library.js';
+import { echoBackend, tempBase } from '../ingress-library/library.js';
+import { renderNginx } from './local-backends.js';
 import { nginxIngress } from './nginx-ingress.js';
 
 // External authentication (auth-url and companions) judged as ingress-nginx's e2e
@@ -77,31 +71,8 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication (auth-u
     echo = await startBackend();
     auth = await startHttpEcho(resolveEchoConfig({ port: '0', address: '127.0.0.1' }, {}));
     const authUrl = `http://127.0.0.1:${auth.listeners[0]?.port ?? 0}/auth`;
-    const out = await mkdtemp(join(base, 'tree-'));
-    http = await freePort();
-    const stats = await freePort();
-    const config = await assembleLibrary(
-      await mkdtemp(join(base, 'cfg-')),
-      (r) => {
-        const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
-          .extraContext;
-        Object.assign(extra, { http_port: http, stats_port: stats });
-        r.spec['dataplane'] = {
-          mapsDir: join(out, 'maps'),
-          sslCertsDir: join(out, 'ssl'),
-          generalStorageDir: join(out, 'files'),
-        };
-      },
-      'ingress-nginx',
-    );
     const seen = 'X-Seen-Original-URL, X-Seen-Original-Method, X-Seen-Sent-From';
     const objects = [
-      {
-        apiVersion: 'networking.k8s.io/v1',
-        kind: 'IngressClass',
-        metadata: { name: 'nginx' },
-        spec: { controller: 'k8s.io/ingress-nginx' },
-      },
       ...echoBackend(NS, echo.port),
       ingress('private', 'auth.bar.com', '/', {
         'auth-url': authUrl,
@@ -113,9 +84,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx external authentication (auth-u
         'auth-signin': 'https://login.bar.com/start',
       }),
     ];
-    const tree = await renderTree(base, config, await writeManifests(base, objects), out);
-    const cfg = tree.get('haproxy.cfg') ?? '';
-    haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+    const rendered = await renderNginx(base, objects);
+    http = rendered.http;
+    haproxy = await startHaproxy({ bin: install.bin, config: () => rendered.cfg });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,7 +1,47 @@
 // Pieces the ingress-nginx library specs that run HAProxy on 127.0.0.1 share: named backends,
-// one GET through HAProxy, and a Service with one 127.0.0.1 endpoint.
+// one GET through HAProxy, a Service with one 127.0.0.1 endpoint, and the library's render.
+import { mkdtemp } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { freePort } from '#testbed/testing';
+import { assembleLibrary, renderTree, writeManifests } from '../ingress-library/library.js';
+
+/**
+ * The ingress-nginx library rendered over `objects` (with the IngressClass `nginx` of
+ * ingress-nginx's controller) in a tree under `base`, on a free HTTP port: haproxy.cfg and the port.
+ */
+export async function renderNginx(
+  base: string,
+  objects: readonly object[],
+): Promise<{ cfg: string; http: number }> {
+  const out = await mkdtemp(join(base, 'tree-'));
+  const http = await freePort();
+  const stats = await freePort();
+  const config = await assembleLibrary(
+    await mkdtemp(join(base, 'cfg-')),
+    (r) => {
+      const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
+        .extraContext;
+      Object.assign(extra, { http_port: http, stats_port: stats });
+      r.spec['dataplane'] = {
+        mapsDir: join(out, 'maps'),
+        sslCertsDir: join(out, 'ssl'),
+        generalStorageDir: join(out, 'files'),
+      };
+    },
+    'ingress-nginx',
+  );
+  const ingressClass = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IngressClass',
+    metadata: { name: 'nginx' },
+    spec: { controller: 'k8s.io/ingress-nginx' },
+  };
+  const manifests = await writeManifests(base, [ingressClass, ...objects]);
+  const tree = await renderTree(base, config, manifests, out);
+  return { cfg: tree.get('haproxy.cfg') ?? '', http };
+}
 
 /** A backend answering 200 with its name in X-Backend. */
 export async function startBackend(name: string): Promise<{ port: number; server: Server }> {
