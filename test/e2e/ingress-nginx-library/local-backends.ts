@@ -56,14 +56,15 @@ export async function startBackend(name: string): Promise<{ port: number; server
   return { port: (server.address() as AddressInfo).port, server };
 }
 
-/** One GET to HAProxy on 127.0.0.1 (5 s timeout): the status and the headers. */
+/** One GET / to HAProxy on 127.0.0.1 (5 s timeout) with `headers`: the status and the headers. */
 export function get(
   port: number,
   host: string,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/', headers: { host }, timeout: 5_000 },
+      { host: '127.0.0.1', port, path: '/', headers: { host, ...headers }, timeout: 5_000 },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));

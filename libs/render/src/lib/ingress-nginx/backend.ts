@@ -8,7 +8,7 @@ import { headerValue, intRange } from '../filters-haproxy.js';
 import { filterError, TemplateValueError, innermostObject } from '../provenance.js';
 import { serverLines, slotsOf } from '../ingress/filters.js';
 import { field, items, orDefault, path, str } from '../liquid-values.js';
-import { canaryLines, type CanarySplit } from './canary.js';
+import { CANARY_COOKIE_PREFIX, canaryLines, type CanarySplit } from './canary.js';
 import { NginxReader, NginxRefusal, defaultNginxSettings, type NginxSettings } from './reader.js';
 import { backendPaths } from './routes.js';
 import { cookieLines, corsLines, redirectLines, sslRedirectLines } from './backend-lines.js';
@@ -220,6 +220,7 @@ export function nginxBackend(
     let headers: CustomHeaders | undefined;
     let authHeaders: AuthProxyHeaders | undefined;
     let errorTarget: ErrorTarget | undefined;
+    let canary = false;
     if (be.startsWith('ing_') && ing !== null && typeof ing === 'object') {
       const reader = new NginxReader(ing, extra);
       reader.read(s);
@@ -259,6 +260,10 @@ export function nginxBackend(
       const service = field(backend, 'main_service') ?? field(backend, 'service');
       const port = field(backend, 'main_port') ?? field(backend, 'port');
       paths = backendPaths(ing, str(service), str(port));
+      // affinity-canary-behavior legacy: the canary has no session affinity (ingress-nginx
+      // copies the mainline's only when sticky); sticky: its cookie values say "canary"
+      canary = field(backend, 'main_service') !== undefined;
+      if (canary && field(backend, 'canary_sticky') === false) s.cookie = undefined;
     }
     const opts = protoOpts(ctx, s, ssl);
     const fixed = opts !== '' || s.cookie !== undefined;
@@ -290,7 +295,8 @@ export function nginxBackend(
       '\n  ',
     );
     const users = userlistLines(ctx, be, auth);
-    return new OutputSections([users, head, lines, serverLines(found, opts, cookie)]);
+    const servers = serverLines(found, opts, cookie, canary ? CANARY_COOKIE_PREFIX : '');
+    return new OutputSections([users, head, lines, servers]);
   } catch (err) {
     if (err instanceof NginxRefusal)
       throw filterError(

@@ -173,8 +173,8 @@ describe('ingress-nginx canaries', () => {
 describe('canary lines', () => {
   const rules = (a: Record<string, string>) =>
     readCanary(ing('b', 'c.example.com', 'v2', { canary: 'true', ...a }));
-  const split = (a: Record<string, string>) =>
-    canaryLines({ name: 'cy_s', main: 'ing_m', canary: 'ing_c', rules: rules(a) });
+  const split = (a: Record<string, string>, affinity?: string) =>
+    canaryLines({ name: 'cy_s', main: 'ing_m', canary: 'ing_c', rules: rules(a), affinity });
   const at = '{ var(txn.route) -m str cy_s }';
   const open = `${at} !{ var(txn.canary) -m found }`;
   const tail = [
@@ -186,8 +186,8 @@ describe('canary lines', () => {
     expect(
       split({ 'canary-by-header': 'X-Canary', 'canary-by-cookie': 'beta', 'canary-weight': '40' }),
     ).toEqual([
-      `http-request set-var(txn.canary) str(y) if ${at} { req.fhdr(X-Canary,1) -m str always }`,
-      `http-request set-var(txn.canary) str(n) if ${at} { req.fhdr(X-Canary,1) -m str never }`,
+      `http-request set-var(txn.canary) str(y) if ${open} { req.fhdr(X-Canary,1) -m str always }`,
+      `http-request set-var(txn.canary) str(n) if ${open} { req.fhdr(X-Canary,1) -m str never }`,
       `http-request set-var(txn.canary) str(y) if ${open} { req.cook(beta) -m str always }`,
       `http-request set-var(txn.canary) str(n) if ${open} { req.cook(beta) -m str never }`,
       `http-request set-var(txn.canary) str(y) if ${open} { rand(100) lt 40 }`,
@@ -197,10 +197,10 @@ describe('canary lines', () => {
 
   it('matches a header value exactly, a pattern as a quoted regex, after `--`', () => {
     expect(split({ 'canary-by-header': 'X-C', 'canary-by-header-value': '-i yes #x' })[0]).toBe(
-      `http-request set-var(txn.canary) str(y) if ${at} { req.fhdr(X-C,1) -m str -- '-i yes #x' }`,
+      `http-request set-var(txn.canary) str(y) if ${open} { req.fhdr(X-C,1) -m str -- '-i yes #x' }`,
     );
     expect(split({ 'canary-by-header': 'X-C', 'canary-by-header-pattern': '^(a|b) c$' })[0]).toBe(
-      `http-request set-var(txn.canary) str(y) if ${at} { req.fhdr(X-C,1) -m reg -- '^(a|b) c$' }`,
+      `http-request set-var(txn.canary) str(y) if ${open} { req.fhdr(X-C,1) -m reg -- '^(a|b) c$' }`,
     );
   });
 
@@ -212,6 +212,28 @@ describe('canary lines', () => {
     ]);
     expect(split({ 'canary-weight': '5', 'canary-weight-total': '10' })).toContain(
       `http-request set-var(txn.canary) str(y) if ${open} { rand(100) lt 5 }`,
+    );
+  });
+
+  it("with the mainline's affinity: its cookie keeps a client on the mainline, the canary's on the canary (sticky), before every rule", () => {
+    const affinity = [
+      `http-request set-var(txn.canary) str(n) if ${at} { req.cook(route) -m reg ^srv[0-9]+$ }`,
+      `http-request set-var(txn.canary) str(y) if ${open} { req.cook(route) -m beg canary- }`,
+    ];
+    expect(split({ 'canary-by-header': 'X-C', 'canary-weight': '10' }, 'route')).toEqual([
+      ...affinity,
+      `http-request set-var(txn.canary) str(y) if ${open} { req.fhdr(X-C,1) -m str always }`,
+      `http-request set-var(txn.canary) str(n) if ${open} { req.fhdr(X-C,1) -m str never }`,
+      `http-request set-var(txn.canary) str(y) if ${open} { rand(100) lt 10 }`,
+      ...tail,
+    ]);
+    // legacy: the canary has no affinity, only the mainline's cookie is read
+    expect(split({ 'affinity-canary-behavior': 'legacy' }, 'route')).toEqual([
+      affinity[0],
+      ...tail,
+    ]);
+    expect(() => split({ 'affinity-canary-behavior': 'always' })).toThrow(
+      /affinity-canary-behavior: "always" is not sticky or legacy/,
     );
   });
 });

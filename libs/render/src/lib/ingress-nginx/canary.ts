@@ -15,6 +15,12 @@ export interface CanaryRules {
   readonly weight: number;
   /** ingress-nginx's total: canary-weight-total when above 100, else 100. */
   readonly total: number;
+  /**
+   * affinity-canary-behavior (of the canary Ingress): sticky (the default) gives the canary the
+   * mainline's session affinity, so a client the canary's cookie names stays on the canary;
+   * legacy leaves the canary without affinity.
+   */
+  readonly sticky: boolean;
 }
 
 /** One mainline route with a canary: its map value `name` resolves to `main` or `canary`. */
@@ -23,7 +29,12 @@ export interface CanarySplit {
   readonly main: string;
   readonly canary: string;
   readonly rules: CanaryRules;
+  /** The mainline's affinity cookie (`affinity: cookie`), or undefined without affinity. */
+  readonly affinity: string | undefined;
 }
+
+/** The prefix of a canary server's affinity cookie value (the mainline's are its server names). */
+export const CANARY_COOKIE_PREFIX = 'canary-';
 
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const COOKIE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -71,7 +82,18 @@ export function readCanary(ing: object): CanaryRules {
   const cookie = checked(r, 'canary-by-cookie', COOKIE_NAME, 'a cookie name');
   const total = Math.max(100, r.int('canary-weight-total', 1, 1_000_000_000) ?? 100);
   const weight = r.int('canary-weight', 0, 1_000_000_000) ?? 0;
-  return { header, headerValue, headerPattern, cookie, weight, total };
+  const behavior = r.get('affinity-canary-behavior')?.trim() || 'sticky';
+  if (behavior !== 'sticky' && behavior !== 'legacy')
+    r.fail('affinity-canary-behavior', `${JSON.stringify(behavior)} is not sticky or legacy`);
+  return {
+    header,
+    headerValue,
+    headerPattern,
+    cookie,
+    weight,
+    total,
+    sticky: behavior === 'sticky',
+  };
 }
 
 /** Where a claim is served (ingress-nginx's location: host and path; Exact apart). */
@@ -94,10 +116,17 @@ export interface CanaryBackend extends IngressBackend {
   /** The mainline's Service and port (its paths decide rewrites and the cookie path). */
   readonly main_service: string;
   readonly main_port: string;
+  /** affinity-canary-behavior sticky: the canary keeps the mainline's affinity cookie. */
+  readonly canary_sticky: boolean;
 }
 
 /** The canary backend of one mainline backend: the canary's Service, the mainline's Ingress. */
-function canaryBackend(main: IngressBackend, c: ReadIngress, canaryBe: string): CanaryBackend {
+function canaryBackend(
+  main: IngressBackend,
+  c: ReadIngress,
+  canaryBe: string,
+  sticky: boolean,
+): CanaryBackend {
   const of = c.backends.find((b) => b.backend.name === canaryBe)?.backend;
   if (!of) throw new Error(`canary backend ${canaryBe} of ${c.id} not found`);
   const [cns, cname] = c.id.split('/');
@@ -109,6 +138,7 @@ function canaryBackend(main: IngressBackend, c: ReadIngress, canaryBe: string): 
     ingress: main.ingress,
     main_service: main.service,
     main_port: main.port,
+    canary_sticky: sticky,
   };
 }
 
@@ -135,10 +165,11 @@ export function pairCanaries(
       const mainName = owner.get(at);
       const main = mainName === undefined ? undefined : backendOf(mainName);
       if (!main || routed.has(at)) continue;
-      const be = canaryBackend(main, read, c.backend);
+      const be = canaryBackend(main, read, c.backend, rules.sticky);
       const name = `cy${be.name.slice(3)}`;
       backends.set(be.name, be);
-      splits.set(name, { name, main: main.name, canary: be.name, rules });
+      const affinity = new NginxReader(main.ingress, {}).affinityCookie();
+      splits.set(name, { name, main: main.name, canary: be.name, rules, affinity });
       routed.set(at, name);
       paired = true;
     }
@@ -176,16 +207,23 @@ export function canaryLines(s: CanarySplit): string[] {
     `http-request set-var(txn.canary) str(${v}) if ${cond}`;
   const r = s.rules;
   const lines: string[] = [];
+  // ingress-nginx's balancer: a client the mainline's affinity cookie names stays on it; with
+  // sticky, one the canary's cookie names stays on the canary; then the traffic-shaping rules
+  if (s.affinity !== undefined) {
+    const ck = `req.cook(${s.affinity})`;
+    lines.push(set('n', `${at} { ${ck} -m reg ^srv[0-9]+$ }`));
+    if (r.sticky) lines.push(set('y', `${open} { ${ck} -m beg ${CANARY_COOKIE_PREFIX} }`));
+  }
   if (r.header !== undefined) {
     const hdr = `req.fhdr(${r.header},1)`;
     if (r.headerValue !== undefined)
-      lines.push(set('y', `${at} { ${hdr} -m str -- '${r.headerValue}' }`));
+      lines.push(set('y', `${open} { ${hdr} -m str -- '${r.headerValue}' }`));
     else if (r.headerPattern !== undefined)
-      lines.push(set('y', `${at} { ${hdr} -m reg -- '${r.headerPattern}' }`));
+      lines.push(set('y', `${open} { ${hdr} -m reg -- '${r.headerPattern}' }`));
     else
       lines.push(
-        set('y', `${at} { ${hdr} -m str always }`),
-        set('n', `${at} { ${hdr} -m str never }`),
+        set('y', `${open} { ${hdr} -m str always }`),
+        set('n', `${open} { ${hdr} -m str never }`),
       );
   }
   if (r.cookie !== undefined)

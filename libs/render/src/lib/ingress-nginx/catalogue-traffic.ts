@@ -90,8 +90,9 @@ export const TRAFFIC_ANNOTATIONS: readonly NginxAnnotation[] = [
   pending(
     S,
     'affinity-canary-behavior',
-    '`sticky` keeps canary users on the canary, `legacy` re-chooses.',
-    'The canary rule checks the affinity cookie first when sticky.',
+    "On the canary Ingress: `sticky` (default) gives the canary the mainline's session affinity, so a client sent to the canary stays there; `legacy` leaves the canary without it. Either way a client the mainline's cookie names stays on the mainline.",
+    'Before the canary rules, the frontend keeps a request whose affinity cookie names a mainline server on the mainline and, when sticky, one whose cookie names a canary server (value `canary-srvN`) on the canary; with legacy the canary backend sets no cookie. Another value refuses the Ingress.',
+    { status: 'honoured' },
   ),
   pending(
     S,

@@ -129,14 +129,12 @@ describe('the nginx context provider', () => {
       ing('later', 'l.example.com', [['/', 'Prefix']], {
         'auth-tls-verify-depth': '2',
         'canary-weight': '10',
-        'affinity-canary-behavior': 'sticky',
         'use-regexx': 'true',
         'enable-cors': 'true',
       }),
     ]);
     expect(m.unhonoured.map((u) => `${u.ingress} ${u.annotation} ${u.verdict}`)).toEqual([
       `apps/later ${P}auth-tls-verify-depth not-yet-honoured`,
-      `apps/later ${P}affinity-canary-behavior not-yet-honoured`,
       `apps/later ${P}use-regexx unknown`,
       // ingress-nginx reads canary rules only on a canary Ingress
       `apps/later ${P}canary-weight no-effect`,
@@ -148,7 +146,7 @@ describe('the nginx context provider', () => {
     const got: RenderNotice[] = [];
     ingressNginxProvider.provide(
       snapshot([
-        ing('later', 'l.example.com', [['/', 'Prefix']], { 'affinity-canary-behavior': 'sticky' }),
+        ing('later', 'l.example.com', [['/', 'Prefix']], { 'auth-tls-verify-depth': '2' }),
       ]),
       {
         extra: { controller_name: 'k8s.io/ingress-nginx' },
@@ -160,7 +158,7 @@ describe('the nginx context provider', () => {
     expect(got).toEqual([
       {
         reason: 'AnnotationNotHonoured',
-        message: `Ingress apps/later: annotation ${P}affinity-canary-behavior is not honoured, served without it (not yet honoured by the ingress-nginx library)`,
+        message: `Ingress apps/later: annotation ${P}auth-tls-verify-depth is not honoured, served without it (planned: issue 35, not refused)`,
         object: { watched: 'ingresses', kind: 'ingresses', namespace: 'apps', name: 'later' },
       },
     ]);

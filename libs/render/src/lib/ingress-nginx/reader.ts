@@ -345,6 +345,12 @@ export class NginxReader {
     s.limitAllow = this.ranges('limit-whitelist') ?? [];
   }
 
+  /** The affinity cookie's name with `affinity: cookie` (unchecked: read() checks it), else undefined. */
+  affinityCookie(): string | undefined {
+    if (this.get('affinity')?.trim() !== 'cookie') return undefined;
+    return this.get('session-cookie-name') ?? 'INGRESSCOOKIE';
+  }
+
   private affinity(s: NginxSettings): void {
     const kind = this.get('affinity')?.trim();
     if (kind === undefined || kind === '') return;

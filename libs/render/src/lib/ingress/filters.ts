@@ -76,14 +76,19 @@ export function slotsOf(
  * `server srvN 0.0.0.0:1<opts>[ cookie srvN] weight 1 disabled` (cookie when `cookie != ""`).
  * One output instead of a Liquid loop; the escaper still checks every line.
  */
-export function serverLines(slots: unknown, opts: unknown, cookie: unknown): OutputLines {
+export function serverLines(
+  slots: unknown,
+  opts: unknown,
+  cookie: unknown,
+  cookiePrefix = '',
+): OutputLines {
   const list: unknown = toValue(slots);
   const o = outputText(opts);
   const withCookie = toValue(cookie) !== '';
   const lines: string[] = [];
   for (const s of Array.isArray(list) ? (list as Partial<ServerSlot>[]) : []) {
     const name = outputText(s.name);
-    const c = withCookie ? ` cookie ${name}` : '';
+    const c = withCookie ? ` cookie ${cookiePrefix}${name}` : '';
     lines.push(
       s.address
         ? `server ${name} ${outputText(s.address)}${o}${c} weight ${outputText(s.weight)}`

@@ -15,6 +15,15 @@ const all = host('canary-weight-all');
 const half = host('canary-weight-half');
 const lone = host('canary-lone');
 const loneMarker = host('canary-lone-marker');
+const sticky = host('canary-sticky');
+const legacy = host('canary-legacy');
+
+/** A mainline with cookie affinity (`route`) and its canary (echo-b) with `canary`. */
+const affinityPair = (slug: string, h: string, canary: Readonly<Record<string, string>>) => [
+  ingress(`${slug}-main`, h, [['/']], { affinity: 'cookie', 'session-cookie-name': 'route' }),
+  ingress(`${slug}-canary`, h, [['/', 'echo-b']], { canary: 'true', ...canary }),
+];
+const withCookie = (h: string, cookie: string): Req => get(h, '/', { headers: { Cookie: cookie } });
 
 /** The mainline (echo) and its canary (echo-b) for one host. */
 const pair = (slug: string, h: string, canary: Readonly<Record<string, string>>) => [
@@ -114,6 +123,31 @@ export const CANARY_CASES: readonly NginxCase[] = [
       step(withHeaders(order, { Cookie: 'beta=never' }), 'echo'),
       step(withHeaders(order, { 'X-Canary': 'other', Cookie: 'beta=never' }), 'echo'),
       step(withHeaders(order, { 'X-Canary': 'other', Cookie: 'beta=other' }), 'echo-b'),
+    ],
+  },
+  {
+    name: "affinity-canary-behavior: sticky keeps a client the canary's cookie names on the canary (even at weight 0), legacy does not; the mainline's cookie keeps its clients on the mainline",
+    annotations: ['canary', 'canary-weight', 'affinity', 'affinity-canary-behavior'],
+    objects: [
+      ...affinityPair('canary-sticky', sticky, {
+        'canary-by-header': 'X-Ready',
+        'canary-weight': '0',
+      }),
+      ...affinityPair('canary-legacy', legacy, {
+        'canary-by-header': 'X-Ready',
+        'canary-weight': '0',
+        'affinity-canary-behavior': 'legacy',
+      }),
+    ],
+    steps: [
+      // the legacy pair applied last: once it is served, so is the sticky one
+      step(withHeaders(legacy, { 'X-Ready': 'always' }), 'echo-b'),
+      step(withHeaders(sticky, { 'X-Ready': 'always' }), 'echo-b'),
+      // the canary's one pod is its first server: its cookie value is canary-srv1
+      step(withCookie(sticky, 'route=canary-srv1'), 'echo-b'),
+      step(withCookie(legacy, 'route=canary-srv1'), 'echo'),
+      // a client of the mainline stays there even when the header asks for the canary
+      step(get(sticky, '/', { headers: { 'X-Ready': 'always', Cookie: 'route=srv1' } }), 'echo'),
     ],
   },
   {

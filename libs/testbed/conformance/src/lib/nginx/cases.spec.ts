@@ -70,6 +70,7 @@ describe('the ingress-nginx suite cases', () => {
       'canary-weight-total',
       'service-upstream',
       'custom-headers',
+      'affinity-canary-behavior',
       'custom-http-errors',
       'default-backend',
       'auth-url',
