@@ -29,6 +29,12 @@ import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './clien
 import { tlsWithClientAuth, type NginxTls } from './client-auth-lines.js';
 import { wwwRedirects, type WwwRedirect } from './www.js';
 import { defaultBackendSpec, defaultBackendsOf, type NginxFallback } from './default-backend.js';
+import {
+  NO_PASSTHROUGH,
+  passthroughOf,
+  wantsPassthrough,
+  type NginxPassthrough,
+} from './passthrough.js';
 
 /** An annotation an Ingress carries that the library does not honour (yet): served without it. */
 export interface Unhonoured {
@@ -60,6 +66,11 @@ export interface NginxModel extends NginxRoutes {
   readonly custom_errors: boolean;
   /** default-backend: the Ingress backends answered by a default backend while they have no server. */
   readonly fallbacks: readonly NginxFallback[];
+  /**
+   * ssl-passthrough (with enable_ssl_passthrough): the hosts whose TLS connections go by SNI to a
+   * TCP backend; empty, the HTTPS listener terminates TLS as without it.
+   */
+  readonly passthrough: NginxPassthrough;
 }
 
 interface Judged {
@@ -104,6 +115,7 @@ function judge(ing: object): Judged {
     clientAuthSpec(ing);
     customHeadersSpec(ing);
     defaultBackendSpec(ing);
+    wantsPassthrough(ing);
   } catch (err) {
     problem = problemOf(ing, err);
   }
@@ -162,6 +174,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       external_auth: [...model.served, ...canaries.served].some(hasAuthUrl),
       custom_errors: [...model.served, ...canaries.served].some(hasCustomErrors),
       fallbacks: [],
+      passthrough: NO_PASSTHROUGH,
     },
     problems,
     notices,
@@ -334,11 +347,43 @@ export const ingressNginxProvider: ContextProvider = {
             backends: [...nginx.model.backends, ...dflt.backends],
             fallbacks: dflt.fallbacks,
           };
-    if (byHost.size === 0) return withDefaults;
+    const withPassthrough = passthroughPart(withDefaults, context);
+    if (byHost.size === 0) return withPassthrough;
     return {
-      ...withDefaults,
+      ...withPassthrough,
       tls: tlsWithClientAuth(nginx.model.tls, byHost),
       client_auth: [...byHost.values()],
     };
   },
 };
+
+type Passthrough = ReturnType<typeof passthroughOf>;
+const PASSTHROUGH = new WeakMap<readonly object[], Map<boolean, Passthrough>>();
+
+/**
+ * ssl-passthrough of the served Ingresses with the library's enable_ssl_passthrough (kept while
+ * both hold); an Ingress asking for it in vain gets a notice and is served without it.
+ */
+function passthroughPart(model: NginxModel, context: ProviderContext): NginxModel {
+  const enabled = field(context.extra, 'enable_ssl_passthrough') === true;
+  let known = PASSTHROUGH.get(model.served);
+  if (!known) PASSTHROUGH.set(model.served, (known = new Map<boolean, Passthrough>()));
+  let part = known.get(enabled);
+  if (!part) known.set(enabled, (part = passthroughOf(model.served, enabled)));
+  if (part.passthrough.routes.length === 0 && part.unread.length === 0) return model;
+  const unhonoured = part.unread.map(({ ing, detail }) => {
+    const u: Unhonoured = {
+      ingress: ingressIdOf(ing),
+      annotation: `${NGINX_PREFIX}ssl-passthrough`,
+      verdict: 'no-effect',
+      detail,
+    };
+    context.notice?.(noticeOf(ing, u));
+    return u;
+  });
+  return {
+    ...model,
+    passthrough: part.passthrough,
+    unhonoured: [...model.unhonoured, ...unhonoured],
+  };
+}
