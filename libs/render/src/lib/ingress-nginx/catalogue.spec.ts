@@ -42,7 +42,7 @@ auth-tls-pass-certificate-to-upstream auth-tls-match-cn auth-url auth-method aut
 auth-signin-redirect-param auth-request-redirect auth-response-headers auth-proxy-set-headers
 auth-cache-key auth-cache-duration auth-always-set-cookie from-to-www-redirect upstream-hash-by proxy-next-upstream proxy-next-upstream-timeout
 proxy-next-upstream-tries proxy-request-buffering service-upstream custom-headers
-default-backend custom-http-errors affinity-canary-behavior`.split(/\s+/);
+default-backend custom-http-errors affinity-canary-behavior ssl-passthrough`.split(/\s+/);
 // The basic-auth and client-certificate slices of issue 35 (honoured); the rest is planned.
 const BASIC_AUTH = ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'];
 const CLIENT_CERTS = [

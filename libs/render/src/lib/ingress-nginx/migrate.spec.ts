@@ -43,7 +43,7 @@ describe('migrationReport', () => {
     ing(
       'web',
       {
-        [`${NGINX_PREFIX}ssl-passthrough`]: 'true',
+        [`${NGINX_PREFIX}auth-tls-verify-depth`]: '2',
         [`${NGINX_PREFIX}configuration-snippet`]: 'more_set_headers "X: y";',
         [`${NGINX_PREFIX}backend-protocol`]: 'FCGI',
         [`${NGINX_PREFIX}made-up`]: 'true',
@@ -58,10 +58,10 @@ describe('migrationReport', () => {
     const r = migrationReport(mixed);
     expect(r.ingresses.map((i) => `${i.namespace}/${i.name}`)).toEqual(['a/plain', 'shop/web']);
     expect(r.ingresses[1]?.annotations.map((a) => [a.annotation, a.verdict])).toEqual([
+      [`${NGINX_PREFIX}auth-tls-verify-depth`, 'not-yet-honoured'],
       [`${NGINX_PREFIX}backend-protocol`, 'refused'],
       [`${NGINX_PREFIX}configuration-snippet`, 'refused'],
       [`${NGINX_PREFIX}made-up`, 'unknown'],
-      [`${NGINX_PREFIX}ssl-passthrough`, 'not-yet-honoured'],
     ]);
     expect(r.totals).toEqual({
       honoured: 0,
@@ -108,6 +108,7 @@ describe('migrationReport', () => {
     expect(formatMigrationReport(migrationReport(mixed)).split('\n')).toEqual([
       'a/plain (class nginx): no ingress-nginx annotations',
       'shop/web (class nginx)',
+      '  not-yet-honoured  nginx.ingress.kubernetes.io/auth-tls-verify-depth: planned: issue 35, not refused',
       expect.stringMatching(
         /^ {2}refused {11}nginx\.ingress\.kubernetes\.io\/backend-protocol: value "FCGI": /,
       ) as unknown,
@@ -115,7 +116,6 @@ describe('migrationReport', () => {
         /^ {2}refused {11}\S+configuration-snippet: snippets are never/,
       ) as unknown,
       expect.stringMatching(/^ {2}unknown {11}\S+made-up: not an annotation/) as unknown,
-      '  not-yet-honoured  nginx.ingress.kubernetes.io/ssl-passthrough: not yet honoured by the ingress-nginx library',
       'Totals: 2 Ingresses, 4 annotations: 0 honoured, 0 deviation, 2 refused, 1 not-yet-honoured, 1 unknown',
     ]);
   });

@@ -210,4 +210,47 @@ describe('the nginx context provider', () => {
       /extraContext.proxy_body_size: "1 GB" is not an nginx size/,
     );
   });
+
+  it('passes ssl-passthrough hosts through only with enable_ssl_passthrough, else says it is without effect', () => {
+    const pt = ing('pt', 'pt.example.com', [['/', 'Prefix']], { 'ssl-passthrough': 'true' });
+    const got: RenderNotice[] = [];
+    const run = (extra: Record<string, unknown>) =>
+      ingressNginxProvider.provide(snapshot([pt]), {
+        extra: { controller_name: 'k8s.io/ingress-nginx', ...extra },
+        watched: ['ingresses', 'ingressclasses'],
+        incremental: false,
+        notice: (n) => got.push(n),
+      }) as NginxModel;
+    const off = run({});
+    expect(off.passthrough).toEqual({ routes: [], backends: [] });
+    expect(off.unhonoured.map((u) => `${u.ingress} ${u.annotation} ${u.verdict}`)).toEqual([
+      `apps/pt ${P}ssl-passthrough no-effect`,
+    ]);
+    expect(got).toEqual([
+      {
+        reason: 'AnnotationNotHonoured',
+        message: `Ingress apps/pt: annotation ${P}ssl-passthrough is without effect, served without it (the library setting enable_ssl_passthrough is false (as ingress-nginx without --enable-ssl-passthrough): its hosts are served with TLS terminated)`,
+        object: { watched: 'ingresses', kind: 'ingresses', namespace: 'apps', name: 'pt' },
+      },
+    ]);
+    got.length = 0;
+    const on = run({ enable_ssl_passthrough: true });
+    expect(on.passthrough.routes).toEqual([{ host: 'pt.example.com', backend: 'pt_apps_web_80' }]);
+    expect(on.unhonoured).toEqual([]);
+    expect(got).toEqual([]);
+    // plain HTTP to the host keeps its HTTP route
+    expect(on.prefix_routes.map((r) => `${r.key} ${r.backend}`)).toEqual([
+      'pt.example.com/ ing_apps_pt_web_80',
+    ]);
+    // only the boolean true turns it on
+    expect(run({ enable_ssl_passthrough: 'true' }).passthrough.routes).toEqual([]);
+  });
+
+  it('refuses an ssl-passthrough value that is not true or false', () => {
+    expect(
+      refusals([ing('pt', 'pt.example.com', [['/', 'Prefix']], { 'ssl-passthrough': 'on' })]),
+    ).toEqual([
+      'Ingress apps/pt: annotation nginx.ingress.kubernetes.io/ssl-passthrough: "on" is not true or false',
+    ]);
+  });
 });
