@@ -152,5 +152,6 @@ export function createEngine(snippets: Readonly<Record<string, string>>, escaped
   engine.registerTag('render_glob', renderGlobTag(Object.keys(snippets)));
   engine.registerTag('register_certificate', registerTag('register_certificate', 'certificates'));
   engine.registerTag('register_crt_list', registerTag('register_crt_list', 'crtLists'));
+  engine.registerTag('register_file', registerTag('register_file', 'generalFiles'));
   return engine;
 }

@@ -73,7 +73,7 @@ export interface RunReads {
 
 /** A certificate or crt-list registration a fragment made, replayed when it is reused. */
 export interface Registration {
-  readonly registry: 'certificates' | 'crtLists';
+  readonly registry: 'certificates' | 'crtLists' | 'generalFiles';
   readonly name: string;
   readonly content: string;
 }

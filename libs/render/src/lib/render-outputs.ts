@@ -73,6 +73,16 @@ export function collect(
     certs.set(name, content);
   }
   const files = by('file');
+  for (const [name, content] of state.generalFiles) {
+    if (files.has(name) && files.get(name) !== content) {
+      const message = `general file ${name} is both a files template and registered with other content`;
+      return {
+        ok: false,
+        problems: [{ code: 'registration-conflict', template: `file:${name}`, message }],
+      };
+    }
+    files.set(name, content);
+  }
   for (const name of state.crtLists.keys()) {
     if (files.has(name)) {
       const message = `crt-list ${name} has the name of a general file (both live in general storage)`;

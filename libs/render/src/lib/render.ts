@@ -119,6 +119,7 @@ function* renderOnce(
     listOwners: new WeakMap(),
     certificates: new Map(),
     crtLists: new Map(),
+    generalFiles: new Map(),
     notices: [],
     ...(fragments ? { fragments } : {}),
     ...(pacer ? { pacer } : {}),

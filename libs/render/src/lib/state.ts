@@ -19,6 +19,8 @@ export interface RenderState {
   readonly listOwners: WeakMap<object, string>;
   readonly certificates: Map<string, string>;
   readonly crtLists: Map<string, string>;
+  /** General files registered by `register_file` (CA revocation lists, ...). */
+  readonly generalFiles: Map<string, string>;
   /** Notices the context providers gave in this render attempt. */
   readonly notices: RenderNotice[];
   /** The fragment cache of this render (incremental rendering); absent when it is off. */

@@ -115,7 +115,7 @@ export function renderGlobTag(
   };
 }
 
-type Registry = 'certificates' | 'crtLists';
+type Registry = 'certificates' | 'crtLists' | 'generalFiles';
 
 /** Stores a registration (already checked) and lets the fragments being rendered record it. */
 export function registerInto(state: RenderState, registration: Registration): void {
@@ -130,7 +130,8 @@ function joinPem(content: string, key: string | undefined): string {
 
 /**
  * Builds `{% register_certificate name: n, content: crt, key: k %}` and
- * `{% register_crt_list name: n, content: text %}`: one name, one content; a different second
+ * `{% register_crt_list name: n, content: text %}` and `{% register_file name: n, content: text %}`:
+ * one name, one content; a different second
  * registration of the same name is an error.
  */
 export function registerTag(

@@ -174,6 +174,20 @@ describe('registration', () => {
     const clash = run({ haproxy: t, files: { 'x.list': 'f' } });
     expect(!clash.ok && clash.problems[0]!.code).toBe('registration-conflict');
   });
+
+  it('adds a registered general file beside the files templates, refusing other content under their name', () => {
+    const t = '{% register_file name: "ca.crl", content: "-----BEGIN X509 CRL-----" %}';
+    const ok = run({ haproxy: t, files: { 'page.http': 'p' } });
+    expect(ok.ok && ok.outputs.files).toEqual({
+      'ca.crl': '-----BEGIN X509 CRL-----',
+      'page.http': 'p',
+    });
+    expect(ok.ok && ok.outputs.sslCertificates).toEqual({});
+    const clash = run({ haproxy: t, files: { 'ca.crl': 'other' } });
+    expect(!clash.ok && clash.problems[0]!.code).toBe('registration-conflict');
+    const bad = run({ haproxy: '{% register_file name: "../x", content: "a" %}' });
+    expect(bad.ok).toBe(false);
+  });
 });
 
 describe('determinism guards', () => {
