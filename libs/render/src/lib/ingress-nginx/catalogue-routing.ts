@@ -304,7 +304,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     B,
     'ssl-passthrough',
     "Send the host's TLS connections, by SNI and undecrypted, to the Service of its root location (path `/`); only with the controller's --enable-ssl-passthrough. Plain HTTP to the host is proxied as usual; HTTP annotations do not apply to the passed-through connections.",
-    "With the library setting `enable_ssl_passthrough: true`: the HTTPS port becomes a `mode tcp` frontend (`tcp-request inspect-delay`, `tcp-request content accept if { req.ssl_hello_type 1 }`) that sends a passed-through SNI (`req.ssl_sni,lower` in `maps/passthrough.map`) to a TCP backend of the Service's endpoints (`pt_<ns>_<service>_<port>`), and every other connection (another SNI, none) to the TLS-terminating bind, now on an internal `abns@` socket reached with `send-proxy-v2` (the client's address kept). Without the setting, the annotation is reported and the host's TLS is terminated.",
+    "With the library setting `enable_ssl_passthrough: true`: the HTTPS port becomes a `mode tcp` frontend (`tcp-request inspect-delay`, `tcp-request content accept if { req.ssl_hello_type 1 }`) that sends a passed-through SNI (`req.ssl_sni,lower` in `maps/passthrough.map`) to a TCP backend of the Service's endpoints (`pt_<ns>_<service>_<port>`), and every other connection (another SNI, none) to the TLS-terminating bind, now on an internal `abns@` socket named after the pod's address, reached with `send-proxy-v2` (the client's address kept). Without the setting, the annotation is reported and the host's TLS is terminated.",
     {
       status: 'deviation',
       deviation:

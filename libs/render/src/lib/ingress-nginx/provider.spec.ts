@@ -242,8 +242,10 @@ describe('the nginx context provider', () => {
     expect(on.prefix_routes.map((r) => `${r.key} ${r.backend}`)).toEqual([
       'pt.example.com/ ing_apps_pt_web_80',
     ]);
-    // only the boolean true turns it on
-    expect(run({ enable_ssl_passthrough: 'true' }).passthrough.routes).toEqual([]);
+    // a value that is not a boolean fails the render, naming the setting
+    expect(() => run({ enable_ssl_passthrough: 'yes' })).toThrow(
+      'templatingSettings.extraContext.enable_ssl_passthrough: "yes" is not true or false',
+    );
   });
 
   it('refuses an ssl-passthrough value that is not true or false', () => {

@@ -298,6 +298,11 @@ function checkSettings(extra: Readonly<Record<string, unknown>>): void {
     throw new Error(
       'templatingSettings.extraContext.allow_snippet_annotations: true is not supported: snippet annotations are never pasted into haproxy.cfg (leave it false)',
     );
+  const passthrough = field(extra, 'enable_ssl_passthrough');
+  if (passthrough !== undefined && typeof passthrough !== 'boolean')
+    throw new Error(
+      `templatingSettings.extraContext.enable_ssl_passthrough: ${JSON.stringify(passthrough)} is not true or false`,
+    );
 }
 
 /**

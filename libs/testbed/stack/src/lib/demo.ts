@@ -23,9 +23,20 @@ export function demoLibrary(name: string): DemoLibrary {
   return known;
 }
 
-/** The chart values that select a library (none for the chart's default, the Ingress library). */
-export function libraryChartValues(library: DemoLibrary): Record<string, string> {
-  return library === 'ingress' ? {} : { 'controller.config.library': library };
+/**
+ * The chart values that select a library (none for the chart's default, the Ingress library).
+ * ingress-nginx runs as its e2e tests run it when they try ssl-passthrough (with
+ * --enable-ssl-passthrough): the library's enable_ssl_passthrough, off by default in the chart, costs
+ * nothing until an Ingress asks for it.
+ */
+export function libraryChartValues(library: DemoLibrary): Record<string, string | boolean> {
+  if (library === 'ingress') return {};
+  return {
+    'controller.config.library': library,
+    ...(library === 'ingress-nginx'
+      ? { 'controller.config.extraContext.enable_ssl_passthrough': true }
+      : {}),
+  };
 }
 
 interface IngressClassList {
