@@ -61,7 +61,8 @@ const gatewayConformance = {
 /**
  * haptic's ingress-nginx suite, a short run of it: two core routing cases (on HAProxy 3.0 and
  * again on 2.6), a redirect, a rewrite with capture groups, X-Forwarded-Prefix, CORS, a source
- * allowlist, cookie affinity and external authentication (the vetted Lua, on 3.0). `npm run conformance -- --suite ingress-nginx` runs
+ * allowlist, cookie affinity, external authentication (the vetted Lua), a client-certificate
+ * host (its CA's revocation list too) and ssl-passthrough (on 3.0). `npm run conformance -- --suite ingress-nginx` runs
  * every case.
  */
 const nginxConformance = {
@@ -76,6 +77,8 @@ const nginxConformance = {
     'enable-cors: a preflight gets 204 with the default CORS headers, a GET the same headers',
     'affinity: cookie with session-cookie-name pins a client to the pod that set it',
     'auth-url: the service answering 200 lets through with auth-response-headers replacing the client values; 401, 403 and 500 answered as such; another Ingress on the host not asked',
+    'auth-tls-verify-client on: 200 with the CA’s client certificate and the ssl-client-* headers; 400 without one, with another CA’s or a revoked one',
+    "ssl-passthrough: the host's TLS goes undecrypted to its Service (the backend's certificate), other hosts and no SNI are terminated",
   ],
 };
 

@@ -99,7 +99,8 @@ function echo(req: AnyRequest, res: AnyResponse, context: EchoContext): void {
  * An external-auth service (ingress-nginx's auth-url): answers the status of `/auth/NNN`, else
  * of the request's X-Auth-Status header (the client's, forwarded by the proxy), else 200, with
  * the JSON of what it saw; a 2xx carries X-User and X-Email (X-Auth-User's value, else "alice")
- * and X-Seen-<name> with the X-Original-URL, -Method, X-Sent-From, X-Auth-Request-Redirect seen.
+ * and X-Seen-<name> with the X-Original-URL, -Method, X-Sent-From, X-Auth-Request-Redirect seen
+ * (X-Seen-Method: the method of the subrequest itself).
  * `/auth/cookies/set/<name>/<value>` also sets that cookie (the auth service of ingress-nginx's
  * e2e "cookie set by external authentication server"); the headers named in X-Auth-Echo
  * (comma-separated) are answered as X-Seen-<name> too, to show what the proxy sent.
@@ -121,6 +122,7 @@ function authAnswer(req: AnyRequest, res: AnyResponse, path: string): void {
     res.setHeader('X-User', name);
     res.setHeader('X-Email', `${name}@example.com`);
     // what the proxy's subrequest carried, for a test to read from the upstream's side
+    res.setHeader('X-Seen-Method', req.method ?? '');
     for (const h of SEEN) {
       const v = req.headers[h];
       if (typeof v === 'string') res.setHeader(`X-Seen-${h.slice(2)}`, v);

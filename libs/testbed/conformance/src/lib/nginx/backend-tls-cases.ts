@@ -27,6 +27,7 @@ const verify = (secret: string, name: string) => ({
 const ANNOTATIONS = ['proxy-ssl-secret', 'proxy-ssl-verify', 'proxy-ssl-name'];
 const okHost = host('backend-tls');
 const badHost = host('backend-tls-bad');
+const cipherHost = host('backend-tls-ciphers');
 
 /** proxy-ssl-*: verification passing (right CA and name) and failing (another CA, another name). */
 export const BACKEND_TLS_CASES: readonly NginxCase[] = [
@@ -75,6 +76,85 @@ export const BACKEND_TLS_CASES: readonly NginxCase[] = [
       { req: get(badHost, '/ok'), expect: { status: 200, service: 'echo-tls' } },
       { req: get(badHost, '/ca'), expect: { status: 503 } },
       { req: get(badHost, '/name'), expect: { status: 503 } },
+    ],
+  },
+  {
+    // echo-tls has an ECDSA certificate: an RSA-only cipher list shares no cipher with it
+    name: 'proxy-ssl-ciphers: a cipher the backend offers is used (200); a list it shares none of fails the handshake (503)',
+    annotations: ['proxy-ssl-ciphers', 'proxy-ssl-protocols', 'proxy-ssl-verify-depth'],
+    objects: [
+      ingress('backend-tls-ciphers-bad', cipherHost, [['/rsa', 'echo-tls']], {
+        ...verify('echo-tls-cert', 'echo-tls'),
+        'proxy-ssl-protocols': 'TLSv1.2',
+        'proxy-ssl-ciphers': 'ECDHE-RSA-AES128-GCM-SHA256',
+      }),
+      ingress('backend-tls-ciphers-ok', cipherHost, [['/ecdsa', 'echo-tls']], {
+        ...verify('echo-tls-cert', 'echo-tls'),
+        'proxy-ssl-protocols': 'TLSv1.2',
+        'proxy-ssl-ciphers': 'ECDHE-ECDSA-AES128-GCM-SHA256',
+        'proxy-ssl-verify-depth': '1',
+      }),
+    ],
+    steps: [
+      {
+        req: get(cipherHost, '/ecdsa'),
+        expect: { status: 200, service: 'echo-tls', backendTls: true },
+      },
+      { req: get(cipherHost, '/rsa'), expect: { status: 503 } },
+    ],
+  },
+];
+
+const passHost = host('passthrough');
+const terminatedHost = host('passthrough-terminated');
+
+/**
+ * ssl-passthrough, as ingress-nginx's "[Flag] enable-ssl-passthrough" e2e test judges it (the
+ * demo runs the library with enable_ssl_passthrough, as that test runs the controller with
+ * --enable-ssl-passthrough): the annotated host's TLS reaches its Service undecrypted (the client
+ * sees echo-tls's own certificate, echo-tls sees the TLS), while another host on the same port,
+ * and a connection without SNI, are terminated by HAProxy with the suite's certificate.
+ */
+export const PASSTHROUGH_CASES: readonly NginxCase[] = [
+  {
+    name: "ssl-passthrough: the host's TLS goes undecrypted to its Service (the backend's certificate), other hosts and no SNI are terminated",
+    annotations: ['ssl-passthrough'],
+    objects: [
+      // (the marker's Ingress last: once it is served, so is the other)
+      ingress('passthrough-terminated', terminatedHost, [['/']], {}, { tls: true }),
+      ingress(
+        'passthrough',
+        passHost,
+        [['/', 'echo-tls']],
+        { 'ssl-passthrough': 'true' },
+        { tls: true },
+      ),
+    ],
+    steps: [
+      {
+        req: get(passHost, '/through?x=1', { https: true, insecure: true }),
+        expect: {
+          status: 200,
+          serverCertificate: 'echo-tls',
+          service: 'echo-tls',
+          path: '/through?x=1',
+          backendTls: true,
+        },
+      },
+      {
+        req: get(terminatedHost, '/t', { https: true }),
+        expect: {
+          status: 200,
+          serverCertificate: '*.nginx.test',
+          service: 'echo',
+          backendTls: false,
+        },
+      },
+      {
+        req: get(terminatedHost, '/none', { https: true, sni: '' }),
+        // without SNI: the release's default certificate, the Host routing
+        expect: { status: 200, service: 'echo', path: '/none' },
+      },
     ],
   },
 ];

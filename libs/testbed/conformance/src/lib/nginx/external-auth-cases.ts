@@ -167,6 +167,48 @@ async function proxyHeaders(t: CaseTools): Promise<string | undefined> {
   );
 }
 
+const methodHost = host('ext-auth-method');
+const BACK = 'https://app.nginx.test/back?to=1';
+
+/** auth-method and auth-request-redirect, as the auth service saw them (copied back by auth-response-headers). */
+async function methodAndRedirect(t: CaseTools): Promise<string | undefined> {
+  const auth = `http://${await t.podAddress('echo')}/auth`;
+  const copy = {
+    'auth-url': auth,
+    'auth-response-headers': 'X-Seen-Method, X-Seen-Auth-Request-Redirect',
+  };
+  return applyAndCheck(
+    t,
+    [
+      ingress('ext-auth-method', methodHost, [['/post']], {
+        ...copy,
+        'auth-method': 'POST',
+        'auth-request-redirect': BACK,
+      }),
+      ingress('ext-auth-method-default', methodHost, [['/get']], copy),
+    ],
+    [
+      // (the Ingress applied last first: once it is served, so is the other)
+      {
+        req: get(methodHost, '/get?q=1'),
+        expect: {
+          status: 200,
+          service: 'echo',
+          backendHeaders: { 'X-Seen-Method': 'GET', 'X-Seen-Auth-Request-Redirect': '/get?q=1' },
+        },
+      },
+      {
+        req: get(methodHost, '/post'),
+        expect: {
+          status: 200,
+          service: 'echo',
+          backendHeaders: { 'X-Seen-Method': 'POST', 'X-Seen-Auth-Request-Redirect': BACK },
+        },
+      },
+    ],
+  );
+}
+
 const CACHE_APP = 'ext-auth-cache';
 const thisHost = host('ext-auth-this');
 const thatHost = host('ext-auth-that');
@@ -307,5 +349,12 @@ export const EXTERNAL_AUTH_CASES: readonly NginxCase[] = [
     objects: [marker('ext-auth-this-marker', thisHost)],
     steps: [markerStep(thisHost)],
     script: cache,
+  },
+  {
+    name: 'auth-method and auth-request-redirect: the auth service is called with that method and gets that X-Auth-Request-Redirect; without them GET and the request URI',
+    annotations: ['auth-url', 'auth-method', 'auth-request-redirect'],
+    objects: [marker('ext-auth-method-marker', methodHost)],
+    steps: [markerStep(methodHost)],
+    script: methodAndRedirect,
   },
 ];

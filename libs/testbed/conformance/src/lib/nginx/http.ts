@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 
 /** One request of a case: to a HAProxy pod, with a Host header (and SNI over HTTPS). */
 export interface Req {
@@ -11,6 +12,10 @@ export interface Req {
   readonly https?: boolean;
   /** Over HTTPS, accept any certificate (ingress-nginx's e2e tests skip verification for other names). */
   readonly insecure?: boolean;
+  /** Over HTTPS, the SNI sent when it is not the Host ("" sends none; the certificate is then not checked). */
+  readonly sni?: string;
+  /** Over HTTPS, a client certificate and its key (PEM) offered when the server asks for one. */
+  readonly clientCert?: { readonly cert: string; readonly key: string };
 }
 
 /** What the echo backend (or httpbun's echo fallback) says it saw. */
@@ -32,6 +37,8 @@ export interface Answer {
   readonly cookies: readonly string[];
   readonly body: string;
   readonly seen?: Seen;
+  /** Over HTTPS, the common name of the certificate the server presented. */
+  readonly serverCertificate?: string;
 }
 
 /** Where a HAProxy pod listens, and the CA its TLS hosts are signed by. */
@@ -51,6 +58,18 @@ function parseSeen(body: string): Seen | undefined {
   }
 }
 
+/** The TLS side of a request: SNI (the Host unless set; none is sent for ""), the client certificate. */
+function tlsOptions(target: Target, r: Req) {
+  const servername = r.sni ?? r.host;
+  return {
+    ca: target.ca,
+    servername,
+    // without SNI the certificate cannot be checked against a name
+    rejectUnauthorized: !r.insecure && servername !== '',
+    ...(r.clientCert ? { cert: r.clientCert.cert, key: r.clientCert.key } : {}),
+  };
+}
+
 /** Sends one request without keep-alive (a fresh connection each: the client address is stable, no pooling). */
 export function call(target: Target, r: Req, timeoutMs = 10_000): Promise<Answer> {
   const headers: Record<string, string> = { host: r.host, ...r.headers };
@@ -62,7 +81,7 @@ export function call(target: Target, r: Req, timeoutMs = 10_000): Promise<Answer
     method: r.method ?? 'GET',
     headers,
     agent: false as const,
-    ...(r.https ? { ca: target.ca, servername: r.host, rejectUnauthorized: !r.insecure } : {}),
+    ...(r.https ? tlsOptions(target, r) : {}),
   };
   return new Promise((resolve, reject) => {
     const req = (r.https ? httpsRequest : httpRequest)(options, (res) => {
@@ -70,12 +89,15 @@ export function call(target: Target, r: Req, timeoutMs = 10_000): Promise<Answer
       res.setEncoding('utf8').on('data', (c: string) => (body += c));
       res.on('end', () => {
         const seen = parseSeen(body);
+        const peer = r.https ? (res.socket as TLSSocket).getPeerCertificate() : undefined;
+        const cn = peer?.subject?.CN;
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,
           cookies: res.headers['set-cookie'] ?? [],
           body,
           ...(seen ? { seen } : {}),
+          ...(cn !== undefined ? { serverCertificate: Array.isArray(cn) ? cn.join(',') : cn } : {}),
         });
       });
       res.on('error', reject);

@@ -21,6 +21,15 @@ const answer = (over: Partial<Answer> = {}): Answer => ({
 });
 
 describe('the ingress-nginx suite judge', () => {
+  it('judges the certificate the server presented (passed through or terminated)', () => {
+    const a = answer({ serverCertificate: 'echo-tls' });
+    expect(judge(a, { serverCertificate: 'echo-tls' })).toBeUndefined();
+    expect(judge(a, { serverCertificate: '*.nginx.test' })).toBe(
+      'the server presented a certificate for "echo-tls", expected "*.nginx.test"',
+    );
+    expect(judge(answer(), { serverCertificate: 'echo-tls' })).toMatch(/for undefined/);
+  });
+
   it('passes an answer that matches every field asked for', () => {
     expect(
       judge(answer(), {

@@ -6,6 +6,8 @@ export type HeaderWant = string | RegExp | null;
 /** What one answer must show; every field set is checked. */
 export interface Expect {
   readonly status?: number;
+  /** Over HTTPS, the common name of the certificate the client was presented (HAProxy's or, passed through, the backend's). */
+  readonly serverCertificate?: string;
   /** The Service whose echo pod answered. */
   readonly service?: string;
   /** The path (with query) the backend saw. */
@@ -95,6 +97,8 @@ function backendWrong(a: Answer, x: Expect): string | undefined {
 export function judge(a: Answer, x: Expect): string | undefined {
   if (x.status !== undefined && a.status !== x.status)
     return `status ${a.status}, expected ${x.status}${a.headers.location ? ` (Location ${a.headers.location})` : ''}`;
+  if (x.serverCertificate !== undefined && a.serverCertificate !== x.serverCertificate)
+    return `the server presented a certificate for ${show(a.serverCertificate)}, expected ${show(x.serverCertificate)}`;
   for (const [name, want] of Object.entries(x.headers ?? {})) {
     const why = headerWrong(name, responseHeader(a, name), want);
     if (why) return why;

@@ -10,6 +10,8 @@ const appRoot = host('app-root');
 const www = host('from-www');
 const wwwTls = host('from-www-tls');
 const toWww = host('to-www');
+const keepSlash = host('preserve-slash');
+const dropSlash = host('preserve-slash-off');
 
 /** An Ingress for `h` whose TLS entry also names `www.h` (ingress-nginx's e2e TLS case). */
 function wwwTlsIngress() {
@@ -164,6 +166,36 @@ export const REDIRECT_CASES: readonly NginxCase[] = [
       {
         req: get(`www.${wwwTls}`, '/', { https: true, insecure: true }),
         expect: { status: 308, headers: { location: `https://${wwwTls}/` } },
+      },
+    ],
+  },
+  {
+    // ingress-nginx's redirect_to_https drops a trailing "/" unless preserve-trailing-slash
+    name: 'preserve-trailing-slash: the ssl-redirect Location keeps the trailing slash; without it the slash is dropped',
+    annotations: ['preserve-trailing-slash', 'ssl-redirect'],
+    objects: [
+      ingress(
+        'preserve-slash',
+        keepSlash,
+        [['/']],
+        { 'preserve-trailing-slash': 'true' },
+        { tls: true },
+      ),
+      ingress('preserve-slash-off', dropSlash, [['/']], {}, { tls: true }),
+    ],
+    steps: [
+      // (the Ingress applied last first: once it is served, so is the other)
+      {
+        req: get(dropSlash, '/dir/'),
+        expect: { status: 308, headers: { location: `https://${dropSlash}/dir` } },
+      },
+      {
+        req: get(keepSlash, '/dir/'),
+        expect: { status: 308, headers: { location: `https://${keepSlash}/dir/` } },
+      },
+      {
+        req: get(keepSlash, '/'),
+        expect: { status: 308, headers: { location: `https://${keepSlash}/` } },
       },
     ],
   },

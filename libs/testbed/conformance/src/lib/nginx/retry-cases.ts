@@ -6,6 +6,9 @@ const SERVICE = 'retry-split';
 const SELECTOR = { 'nginx-conformance/retry': 'split' };
 const byDefault = host('retry-default');
 const turnedOff = host('retry-off');
+const readTimeout = host('proxy-read-timeout');
+const sendTimeout = host('proxy-send-timeout');
+const buffering = host('proxy-buffering');
 
 /** An echo pod of the split Service listening on `port` (the Service's target port or another). */
 function echoPod(name: string, port: number): KubeObject {
@@ -103,5 +106,53 @@ export const RETRY_CASES: readonly NginxCase[] = [
     ],
     steps: [{ req: get(byDefault), expect: { status: 200, service: SERVICE } }],
     script: retriesRefused,
+  },
+  {
+    // ingress-nginx answers 504 when the upstream is silent past proxy-read-timeout; HAProxy has one
+    // server timeout, the larger of proxy-read-timeout and proxy-send-timeout (a deviation)
+    name: 'proxy-read-timeout: an answer slower than the timeout gets 504, a quicker one 200; a longer proxy-send-timeout lengthens it (one server timeout)',
+    annotations: ['proxy-read-timeout', 'proxy-send-timeout', 'proxy-connect-timeout'],
+    objects: [
+      ingress('proxy-send-timeout', sendTimeout, [['/']], {
+        'proxy-read-timeout': '1',
+        'proxy-send-timeout': '6',
+      }),
+      ingress('proxy-read-timeout', readTimeout, [['/']], {
+        'proxy-read-timeout': '1',
+        'proxy-connect-timeout': '2',
+        'proxy-next-upstream': 'off',
+      }),
+    ],
+    steps: [
+      { req: get(readTimeout, '/fast'), expect: { status: 200, service: 'echo' } },
+      { req: get(readTimeout, '/slow?delay=3s'), expect: { status: 504 } },
+      { req: get(sendTimeout, '/slow?delay=3s'), expect: { status: 200, service: 'echo' } },
+    ],
+  },
+  {
+    // ingress-nginx's e2e proxy tests read these in nginx.conf; haptic documents them as
+    // deviations (HAProxy streams, has one global buffer size, no time limit over all attempts):
+    // the Ingress is served, a body larger than a buffer reaches the backend
+    name: 'proxy-buffering, proxy-buffer-size, proxy-request-buffering off and proxy-next-upstream-timeout are accepted: a 256 KiB POST is served',
+    annotations: [
+      'proxy-buffering',
+      'proxy-buffer-size',
+      'proxy-request-buffering',
+      'proxy-next-upstream-timeout',
+    ],
+    objects: [
+      ingress('proxy-buffering', buffering, [['/']], {
+        'proxy-buffering': 'on',
+        'proxy-buffer-size': '16k',
+        'proxy-request-buffering': 'off',
+        'proxy-next-upstream-timeout': '5',
+      }),
+    ],
+    steps: [
+      {
+        req: get(buffering, '/upload', { method: 'POST', body: 'x'.repeat(256 * 1024) }),
+        expect: { status: 200, service: 'echo', path: '/upload' },
+      },
+    ],
   },
 ];

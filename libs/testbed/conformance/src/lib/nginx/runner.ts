@@ -8,7 +8,8 @@ import {
   waitFor,
 } from '#testbed/stack';
 import { AUTH_CASES } from './auth-cases.js';
-import { BACKEND_TLS_CASES } from './backend-tls-cases.js';
+import { BACKEND_TLS_CASES, PASSTHROUGH_CASES } from './backend-tls-cases.js';
+import { CLIENT_CERT_CASES } from './client-cert-cases.js';
 import { deployBackends, suiteCertificate } from './backends.js';
 import { NS, type CaseTools, type NginxCase, type Step } from './cases.js';
 import { CANARY_CASES } from './canary-cases.js';
@@ -39,7 +40,9 @@ export const NGINX_CASES: readonly NginxCase[] = [
   ...ERROR_CASES,
   ...AUTH_CASES,
   ...EXTERNAL_AUTH_CASES,
+  ...CLIENT_CERT_CASES,
   ...BACKEND_TLS_CASES,
+  ...PASSTHROUGH_CASES,
   ...CANARY_CASES,
   ...UPSTREAM_CASES,
 ];

@@ -17,6 +17,7 @@ const rr = host('load-balance');
 const tlsLower = host('backend-https-lower');
 const conns = host('limit-connections');
 const rps = host('limit-rps');
+const exempt = host('limit-whitelist');
 
 /** Every answer of `n` requests sent one after another to one HAProxy pod. */
 async function series(t: CaseTools, pod: Target, r: (i: number) => Req, n: number) {
@@ -91,6 +92,16 @@ async function rateLimit(t: CaseTools): Promise<string | undefined> {
     const other = [...counts.keys()].filter((s) => s !== 200 && s !== 503);
     if (answers[0]?.status !== 200 || !counts.get(503) || other.length > 0)
       return `30 rapid requests through ${pod.address}: first ${answers[0]?.status}, statuses ${showCounts(counts)}`;
+  }
+  return undefined;
+}
+
+/** 30 rapid requests with limit-rps 1 from a client in limit-whitelist: every one served. */
+async function exempted(t: CaseTools): Promise<string | undefined> {
+  for (const pod of t.pods) {
+    const counts = statusCounts(await series(t, pod, (i) => get(exempt, `/${i}`), 30));
+    if (counts.get(200) !== 30)
+      return `30 rapid requests from a listed client through ${pod.address}: statuses ${showCounts(counts)}`;
   }
   return undefined;
 }
@@ -291,5 +302,18 @@ export const TRAFFIC_CASES: readonly NginxCase[] = [
     objects: [ingress('limit-rps', rps, [['/']], { 'limit-rps': '1' })],
     steps: [{ req: get(rps, '/'), expect: { status: 200, service: 'echo' } }],
     script: rateLimit,
+  },
+  {
+    // the suite's client connects from loopback (127.0.0.1)
+    name: 'limit-whitelist: a client in the listed ranges is never rate limited',
+    annotations: ['limit-whitelist', 'limit-rps'],
+    objects: [
+      ingress('limit-whitelist', exempt, [['/']], {
+        'limit-rps': '1',
+        'limit-whitelist': '10.0.0.0/8, 127.0.0.0/8',
+      }),
+    ],
+    steps: [{ req: get(exempt, '/'), expect: { status: 200, service: 'echo' } }],
+    script: exempted,
   },
 ];
