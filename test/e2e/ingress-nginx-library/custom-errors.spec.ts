@@ -145,3 +145,77 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
     expect(r.body).not.toContain('x-code');
   });
 });
+
+describeForMajors(
+  ['2.6', '3.0'],
+  "ingress-nginx's controller-wide default backend and custom-http-errors",
+  (install) => {
+    let base: string;
+    let upstream: Started;
+    let errors: Started;
+    let haproxy: HaproxyUnderTest;
+    let http: number;
+
+    beforeAll(async () => {
+      process.env['POD_IP'] = '127.0.0.1';
+      base = await tempBase();
+      upstream = await serve((path) => {
+        const code = /^\/status\/(\d{3})/.exec(path)?.[1];
+        return [code ? Number(code) : 200, 'text/plain', `upstream ${path}`];
+      });
+      errors = await serve((path, h) => [
+        Number(h['x-code']) || 404,
+        'application/json',
+        JSON.stringify({ path, headers: h }),
+      ]);
+      const objects = [
+        ...echoBackend(NS, upstream.port),
+        ...service('shared', 'errors', '10.96.0.21', 8082, errors.port),
+        nginxIngress('plain', {}, { namespace: NS, host: 'plain.bar.com' }),
+        nginxIngress('off', { 'custom-http-errors': '' }, { namespace: NS, host: 'off.bar.com' }),
+      ];
+      const settings = { default_backend_service: 'shared/errors', custom_http_errors: '503' };
+      const rendered = await renderNginx(base, objects, settings);
+      http = rendered.http;
+      haproxy = await startHaproxy({ bin: install.bin, config: () => rendered.cfg });
+    }, 120_000);
+
+    afterAll(async () => {
+      await haproxy?.stop();
+      await Promise.all(
+        [upstream, errors].map((s) => new Promise((r) => (s ? s.server.close(r) : r(undefined)))),
+      );
+      if (base) await rm(base, { recursive: true, force: true });
+    });
+
+    it("an Ingress without the annotation: the library's codes are asked of default_backend_service", async () => {
+      const r = await call(http, 'plain.bar.com', '/status/503?y=2');
+      expect([r.status, r.type]).toEqual([503, 'application/json']);
+      const seen = JSON.parse(r.body) as { path: string; headers: Record<string, string> };
+      expect(seen.path).toBe('/');
+      expect(seen.headers).toMatchObject({
+        'x-code': '503',
+        'x-original-uri': '/status/503?y=2',
+        'x-namespace': 'apps',
+        // a shared Service backend: no one Ingress to name (a documented deviation)
+        'x-ingress-name': '',
+        'x-service-name': 'echo',
+        'x-service-port': '8080',
+      });
+      const teapot = await call(http, 'plain.bar.com', '/status/404');
+      expect([teapot.status, teapot.body]).toEqual([404, 'upstream /status/404']);
+    });
+
+    it('an empty annotation turns the codes off for its Ingress', async () => {
+      const r = await call(http, 'off.bar.com', '/status/503');
+      expect([r.status, r.body]).toEqual([503, 'upstream /status/503']);
+    });
+
+    it('a request no Ingress matches goes to default_backend_service, as it came', async () => {
+      const r = await call(http, 'nowhere.bar.com', '/some/where?z=1');
+      expect(r.status).toBe(404);
+      const seen = JSON.parse(r.body) as { path: string; headers: Record<string, string> };
+      expect([seen.path, seen.headers['host']]).toEqual(['/some/where?z=1', 'nowhere.bar.com']);
+    });
+  },
+);

@@ -14,6 +14,7 @@ import { assembleLibrary, renderTree, writeManifests } from '../ingress-library/
 export async function renderNginx(
   base: string,
   objects: readonly object[],
+  settings: Readonly<Record<string, unknown>> = {},
 ): Promise<{ cfg: string; http: number }> {
   const out = await mkdtemp(join(base, 'tree-'));
   const http = await freePort();
@@ -23,7 +24,7 @@ export async function renderNginx(
     (r) => {
       const extra = (r.spec['templatingSettings'] as { extraContext: Record<string, unknown> })
         .extraContext;
-      Object.assign(extra, { http_port: http, stats_port: stats });
+      Object.assign(extra, settings, { http_port: http, stats_port: stats });
       r.spec['dataplane'] = {
         mapsDir: join(out, 'maps'),
         sslCertsDir: join(out, 'ssl'),

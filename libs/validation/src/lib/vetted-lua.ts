@@ -28,7 +28,7 @@ export const VETTED_LUA: readonly VettedLua[] = [
   {
     // helm/haptic/libraries/ingress-nginx/files/error-page.lua.liquid (custom-http-errors)
     name: 'error-page.lua',
-    sha256: '7691c4eae9a5a4ddf8b5fb9c5fe1807e8465cc4c8bfe8ff9e3b918e15014edeb',
+    sha256: '1d346e94eaa334f9a93230ddfee2b600f512bb25a1c89776901aaf95b37e482b',
     actions: ['haptic_nginx_error_page'],
   },
 ];

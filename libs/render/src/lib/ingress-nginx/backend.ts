@@ -20,7 +20,7 @@ import {
   customErrorResponseLines,
   type ErrorTarget,
 } from './custom-errors.js';
-import { fallbackOf } from './default-backend.js';
+import { fallbackOf, globalFallbackOf } from './default-backend.js';
 import { basicAuthSpec, nginxAuthOf, type NginxAuth } from './auth.js';
 import { lookup } from '../filters-context.js';
 import { proxySslOf, proxySslSpec, type ProxySsl } from './proxy-ssl.js';
@@ -249,7 +249,9 @@ export function nginxBackend(
           lookup(ctx, 'nginx_backend', servicesList, keys);
         const namespace = str(path(ing, 'metadata', 'namespace'));
         errorTarget = {
-          fallback: fallbackOf(ing, namespace, servicesList ? services : undefined),
+          fallback:
+            fallbackOf(ing, namespace, servicesList ? services : undefined) ??
+            globalFallbackOf(extra, servicesList ? services : undefined)?.backend,
           namespace,
           ingress: str(path(ing, 'metadata', 'name')),
           service: str(field(backend, 'service')),
@@ -264,6 +266,21 @@ export function nginxBackend(
       // copies the mainline's only when sticky); sticky: its cookie values say "canary"
       canary = field(backend, 'main_service') !== undefined;
       if (canary && field(backend, 'canary_sticky') === false) s.cookie = undefined;
+    }
+    if (!be.startsWith('ing_') && s.customErrors.length > 0) {
+      // a shared Service backend (Ingresses without ingress-nginx annotations) takes the
+      // library's custom_http_errors; X-Ingress-Name is empty, several Ingresses may share it
+      const services = (keys: readonly string[]) =>
+        lookup(ctx, 'nginx_backend', servicesList, keys);
+      const global = globalFallbackOf(extra, servicesList ? services : undefined);
+      if (global?.backend !== be)
+        errorTarget = {
+          fallback: global?.backend,
+          namespace: str(field(backend, 'namespace')),
+          ingress: '',
+          service: str(field(backend, 'service')),
+          port: str(field(backend, 'port')),
+        };
     }
     const opts = protoOpts(ctx, s, ssl);
     const fixed = opts !== '' || s.cookie !== undefined;

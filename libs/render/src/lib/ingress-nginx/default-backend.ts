@@ -8,6 +8,7 @@ import { objectRef } from '../snapshot.js';
 import type { RenderNotice } from '../types.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { NginxRefusal, ingressIdOf } from './reader.js';
+import { globalDefaultBackendSpec } from './custom-errors.js';
 
 /** An Ingress backend and the default backend that answers while it has no usable server. */
 export interface NginxFallback {
@@ -52,6 +53,30 @@ export function fallbackOf(
   const service = services?.([namespace, name])[0];
   const port = service === undefined ? undefined : firstPort(service);
   return port === undefined ? undefined : `svc_${namespace}_${name}_${port}`;
+}
+
+/**
+ * The library's default_backend_service as its HAProxy backend (`svc_<ns>_<name>_<port>`, first
+ * port), with the Service; undefined unset, or when the Service is missing or has no port.
+ */
+export function globalFallbackOf(
+  extra: unknown,
+  services: ((keys: readonly string[]) => readonly object[]) | undefined,
+):
+  | {
+      readonly backend: string;
+      readonly namespace: string;
+      readonly service: string;
+      readonly port: string;
+    }
+  | undefined {
+  const spec = globalDefaultBackendSpec(extra);
+  if (spec === undefined) return undefined;
+  const [namespace, name] = spec;
+  const service = services?.([namespace, name])[0];
+  const port = service === undefined ? undefined : firstPort(service);
+  if (port === undefined) return undefined;
+  return { backend: `svc_${namespace}_${name}_${port}`, namespace, service: name, port };
 }
 
 /** What default-backend adds to the model: the default backends and which backend falls to which. */

@@ -255,4 +255,48 @@ describe('the nginx context provider', () => {
       'Ingress apps/pt: annotation nginx.ingress.kubernetes.io/ssl-passthrough: "on" is not true or false',
     ]);
   });
+
+  it("adds the library's default_backend_service as the catch-all backend, or says its Service is missing", () => {
+    const web = ing('web', 'web.example.com', [['/', 'Prefix']]);
+    const services = [
+      { metadata: { namespace: 'shared', name: 'errors' }, spec: { ports: [{ port: 8082 }] } },
+    ];
+    const snap = snapshotOf(
+      {
+        ingresses: ['metadata.namespace', 'metadata.name'],
+        ingressclasses: ['metadata.name'],
+        services: ['metadata.namespace', 'metadata.name'],
+      },
+      {
+        ingresses: [web],
+        ingressclasses: [
+          { metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } },
+        ],
+        services,
+      },
+    );
+    const got: RenderNotice[] = [];
+    const run = (service: string) =>
+      ingressNginxProvider.provide(snap, {
+        extra: {
+          controller_name: 'k8s.io/ingress-nginx',
+          default_backend_service: service,
+          custom_http_errors: '503',
+        },
+        watched: ['ingresses', 'ingressclasses', 'services'],
+        incremental: false,
+        notice: (n) => got.push(n),
+      }) as NginxModel;
+    const on = run('shared/errors');
+    expect(on.global_default_backend).toBe('svc_shared_errors_8082');
+    expect(on.backends.map((b) => b.name)).toContain('svc_shared_errors_8082');
+    expect(on.custom_errors).toBe(true);
+    expect(got).toEqual([]);
+    const gone = run('shared/gone');
+    expect(gone.global_default_backend).toBe('');
+    expect(got.map((n) => n.message)).toEqual([
+      "templatingSettings.extraContext.default_backend_service: Service shared/gone not found or without a port; requests no Ingress matches get the library's 404",
+    ]);
+    expect(() => run('gone')).toThrow(/default_backend_service: "gone" is not namespace\/name/);
+  });
 });

@@ -28,7 +28,13 @@ import type { CanarySplit } from './canary.js';
 import { clientAuthPolicy, clientAuthSpec, type ClientAuthPolicy } from './client-auth.js';
 import { tlsWithClientAuth, type NginxTls } from './client-auth-lines.js';
 import { wwwRedirects, type WwwRedirect } from './www.js';
-import { defaultBackendSpec, defaultBackendsOf, type NginxFallback } from './default-backend.js';
+import {
+  defaultBackendSpec,
+  defaultBackendsOf,
+  globalFallbackOf,
+  type NginxFallback,
+} from './default-backend.js';
+import { globalCustomErrors, globalDefaultBackendSpec } from './custom-errors.js';
 import {
   NO_PASSTHROUGH,
   passthroughOf,
@@ -71,6 +77,11 @@ export interface NginxModel extends NginxRoutes {
    * TCP backend; empty, the HTTPS listener terminates TLS as without it.
    */
   readonly passthrough: NginxPassthrough;
+  /**
+   * The library's default_backend_service as a backend (`svc_…`): requests no Ingress matches go
+   * to it (ingress-nginx's --default-backend-service); "" unset or while its Service is missing.
+   */
+  readonly global_default_backend: string;
 }
 
 interface Judged {
@@ -175,6 +186,7 @@ function nginxModelOf(model: IngressModel, canaries: CanaryPart): Built {
       custom_errors: [...model.served, ...canaries.served].some(hasCustomErrors),
       fallbacks: [],
       passthrough: NO_PASSTHROUGH,
+      global_default_backend: '',
     },
     problems,
     notices,
@@ -298,6 +310,8 @@ function checkSettings(extra: Readonly<Record<string, unknown>>): void {
     throw new Error(
       'templatingSettings.extraContext.allow_snippet_annotations: true is not supported: snippet annotations are never pasted into haproxy.cfg (leave it false)',
     );
+  globalDefaultBackendSpec(extra);
+  globalCustomErrors(extra);
   const passthrough = field(extra, 'enable_ssl_passthrough');
   if (passthrough !== undefined && typeof passthrough !== 'boolean')
     throw new Error(
@@ -352,7 +366,8 @@ export const ingressNginxProvider: ContextProvider = {
             backends: [...nginx.model.backends, ...dflt.backends],
             fallbacks: dflt.fallbacks,
           };
-    const withPassthrough = passthroughPart(withDefaults, context);
+    const withGlobal = globalDefaultPart(withDefaults, context.extra, services, context);
+    const withPassthrough = passthroughPart(withGlobal, context);
     if (byHost.size === 0) return withPassthrough;
     return {
       ...withPassthrough,
@@ -361,6 +376,57 @@ export const ingressNginxProvider: ContextProvider = {
     };
   },
 };
+
+/**
+ * The library's controller-wide settings: default_backend_service (a backend for requests no
+ * Ingress matches, and custom-http-errors' target where an Ingress names no default-backend) and
+ * custom_http_errors (every location without the annotation: the error-page Lua is loaded).
+ */
+function globalDefaultPart(
+  model: NginxModel,
+  extra: Readonly<Record<string, unknown>>,
+  services: ((keys: readonly string[]) => readonly object[]) | undefined,
+  context: ProviderContext,
+): NginxModel {
+  const spec = globalDefaultBackendSpec(extra);
+  const codes = globalCustomErrors(extra);
+  const fb = globalFallbackOf(extra, services);
+  if (spec !== undefined && fb === undefined)
+    context.notice?.({
+      reason: 'DefaultBackendNotFound',
+      message: `templatingSettings.extraContext.default_backend_service: Service ${spec.join('/')} not found or without a port; requests no Ingress matches get the library's 404`,
+    });
+  // the error-page Lua is loaded when some Ingress has codes (its own or the library's) and a
+  // default backend (its own or the library's) to ask
+  const asks = (ing: object) => {
+    const an = path(ing, 'metadata', 'annotations');
+    const own = field(an, `${NGINX_PREFIX}custom-http-errors`);
+    const hasCodes = codes.length > 0 || (typeof own === 'string' && own.trim() !== '');
+    return hasCodes && (fb !== undefined || defaultBackendSpec(ing) !== undefined);
+  };
+  const custom_errors = model.custom_errors || model.served.some(asks);
+  if (fb === undefined)
+    return custom_errors === model.custom_errors ? model : { ...model, custom_errors };
+  const known = model.backends.some((b) => b.name === fb.backend);
+  return {
+    ...model,
+    custom_errors,
+    global_default_backend: fb.backend,
+    backends: known
+      ? model.backends
+      : [
+          ...model.backends,
+          {
+            name: fb.backend,
+            namespace: fb.namespace,
+            service: fb.service,
+            port: fb.port,
+            // a svc_ backend reads no annotation: the library's defaults
+            ingress: {},
+          },
+        ],
+  };
+}
 
 type Passthrough = ReturnType<typeof passthroughOf>;
 const PASSTHROUGH = new WeakMap<readonly object[], Map<boolean, Passthrough>>();

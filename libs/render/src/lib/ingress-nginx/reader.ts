@@ -6,7 +6,7 @@ import { field, isNil, items, path, str } from '../liquid-values.js';
 import { NGINX_PREFIX } from './catalogue-types.js';
 import { readCors, type Cors } from './reader-cors.js';
 import { readExternalAuth, type ExternalAuth } from './external-auth.js';
-import { readCustomErrors } from './custom-errors.js';
+import { globalCustomErrors, readCustomErrors } from './custom-errors.js';
 import { hashKeyFormat } from './reader-hash.js';
 import { DEFAULT_RETRY, readRequestBuffering, readRetry, type Retry } from './reader-retry.js';
 
@@ -121,7 +121,7 @@ export function defaultNginxSettings(extra: unknown): NginxSettings {
     satisfyAny: false,
     cookie: undefined,
     extAuth: undefined,
-    customErrors: [],
+    customErrors: globalCustomErrors(extra),
     serviceUpstream: false,
     proto: 'HTTP',
     retry: DEFAULT_RETRY,
@@ -186,7 +186,7 @@ export class NginxReader {
     this.backend(s);
     s.cors = readCors(this);
     s.extAuth = readExternalAuth(this);
-    s.customErrors = readCustomErrors(this);
+    s.customErrors = readCustomErrors(this) ?? s.customErrors;
     s.allow = this.ranges('allowlist-source-range') ?? this.ranges('whitelist-source-range') ?? [];
     s.deny = this.ranges('denylist-source-range') ?? [];
     s.satisfyAny = this.satisfy();
