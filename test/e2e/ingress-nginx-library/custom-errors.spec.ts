@@ -31,6 +31,26 @@ async function serve(
   return { port: (server.address() as AddressInfo).port, server };
 }
 
+/**
+ * The Ingress's backend (/status/NNN answers NNN, the rest 200) and the default backend
+ * (ingress-nginx's custom error pages answer with X-Code's status and report what they got).
+ */
+async function startServers(): Promise<[Started, Started]> {
+  const upstream = await serve((path) => {
+    const code = /^\/status\/(\d{3})/.exec(path)?.[1];
+    return [code ? Number(code) : 200, 'text/plain', `upstream ${path}`];
+  });
+  const errors = await serve((path, h) => [
+    Number(h['x-code']) || 404,
+    'application/json',
+    JSON.stringify({ path, headers: h }),
+  ]);
+  return [upstream, errors];
+}
+
+const closeAll = (servers: readonly (Started | undefined)[]) =>
+  Promise.all(servers.map((s) => new Promise((r) => (s ? s.server.close(r) : r(undefined)))));
+
 interface Reply {
   readonly status: number;
   readonly type: string | undefined;
@@ -63,17 +83,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
   beforeAll(async () => {
     process.env['POD_IP'] = '127.0.0.1'; // binds stay on loopback
     base = await tempBase();
-    // the Ingress's backend: /status/NNN answers NNN, the rest 200
-    upstream = await serve((path) => {
-      const code = /^\/status\/(\d{3})/.exec(path)?.[1];
-      return [code ? Number(code) : 200, 'text/plain', `upstream ${path}`];
-    });
-    // the default backend: ingress-nginx's custom error pages answer with X-Code's status
-    errors = await serve((path, h) => [
-      Number(h['x-code']) || 404,
-      'application/json',
-      JSON.stringify({ path, headers: h }),
-    ]);
+    [upstream, errors] = await startServers();
     const objects = [
       ...echoBackend(NS, upstream.port),
       ...service(NS, 'errors', '10.96.0.20', 8081, errors.port),
@@ -95,9 +105,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
 
   afterAll(async () => {
     await haproxy?.stop();
-    await Promise.all(
-      [upstream, errors].map((s) => new Promise((r) => (s ? s.server.close(r) : r(undefined)))),
-    );
+    await closeAll([upstream, errors]);
     if (base) await rm(base, { recursive: true, force: true });
   });
 
@@ -159,15 +167,7 @@ describeForMajors(
     beforeAll(async () => {
       process.env['POD_IP'] = '127.0.0.1';
       base = await tempBase();
-      upstream = await serve((path) => {
-        const code = /^\/status\/(\d{3})/.exec(path)?.[1];
-        return [code ? Number(code) : 200, 'text/plain', `upstream ${path}`];
-      });
-      errors = await serve((path, h) => [
-        Number(h['x-code']) || 404,
-        'application/json',
-        JSON.stringify({ path, headers: h }),
-      ]);
+      [upstream, errors] = await startServers();
       const objects = [
         ...echoBackend(NS, upstream.port),
         ...service('shared', 'errors', '10.96.0.21', 8082, errors.port),
@@ -182,9 +182,7 @@ describeForMajors(
 
     afterAll(async () => {
       await haproxy?.stop();
-      await Promise.all(
-        [upstream, errors].map((s) => new Promise((r) => (s ? s.server.close(r) : r(undefined)))),
-      );
+      await closeAll([upstream, errors]);
       if (base) await rm(base, { recursive: true, force: true });
     });
 
