@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { describeForMajors, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { echoBackend, tempBase } from '../ingress-library/library.js';
@@ -48,6 +48,16 @@ async function startServers(): Promise<[Started, Started]> {
   return [upstream, errors];
 }
 
+/** A TCP server that closes every connection without answering. */
+async function startGarbage(): Promise<Started> {
+  const server = createTcpServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, server: server as unknown as Server };
+}
+
 const closeAll = (servers: readonly (Started | undefined)[]) =>
   Promise.all(servers.map((s) => new Promise((r) => (s ? s.server.close(r) : r(undefined)))));
 
@@ -77,6 +87,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
   let base: string;
   let upstream: Started;
   let errors: Started;
+  let garbage: Started;
   let haproxy: HaproxyUnderTest;
   let http: number;
 
@@ -84,6 +95,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
     process.env['POD_IP'] = '127.0.0.1'; // binds stay on loopback
     base = await tempBase();
     [upstream, errors] = await startServers();
+    garbage = await startGarbage();
     const objects = [
       ...echoBackend(NS, upstream.port),
       ...service(NS, 'errors', '10.96.0.20', 8081, errors.port),
@@ -97,6 +109,13 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
         { 'custom-http-errors': '503' },
         { namespace: NS, host: 'plain.bar.com' },
       ),
+      // a default backend that closes the connection without answering
+      ...service(NS, 'garbage', '10.96.0.22', 8083, garbage.port),
+      nginxIngress(
+        'garbled',
+        { 'custom-http-errors': '404', 'default-backend': 'garbage' },
+        { namespace: NS, host: 'garbled.bar.com' },
+      ),
     ];
     const rendered = await renderNginx(base, objects);
     http = rendered.http;
@@ -105,7 +124,7 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
 
   afterAll(async () => {
     await haproxy?.stop();
-    await closeAll([upstream, errors]);
+    await closeAll([upstream, errors, garbage]);
     if (base) await rm(base, { recursive: true, force: true });
   });
 
@@ -144,6 +163,12 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx custom-http-errors', (install) 
     expect(r.status).toBe(404);
     expect(r.body).not.toContain('upstream');
     expect((await call(http, 'plain.bar.com', '/status/500')).status).toBe(500);
+  });
+
+  it('a default backend closing without an answer: 502 (as nginx), never an invalid status line', async () => {
+    const r = await call(http, 'garbled.bar.com', '/status/404');
+    expect(r.status).toBe(502);
+    expect(r.body).not.toContain('upstream');
   });
 
   it("the default backend unreachable: 503 (HAProxy's httpclient; nginx answers 502), never the error page", async () => {

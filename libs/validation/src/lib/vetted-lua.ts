@@ -28,7 +28,7 @@ export const VETTED_LUA: readonly VettedLua[] = [
   {
     // helm/haptic/libraries/ingress-nginx/files/error-page.lua.liquid (custom-http-errors)
     name: 'error-page.lua',
-    sha256: '1d346e94eaa334f9a93230ddfee2b600f512bb25a1c89776901aaf95b37e482b',
+    sha256: 'dd21104bad1ae6af8e3e49b186bf13d679ea90300a2943aa78dcf50a64702047',
     actions: ['haptic_nginx_error_page'],
   },
 ];

@@ -166,7 +166,7 @@ export const ROUTING_ANNOTATIONS: readonly NginxAnnotation[] = [
     {
       status: 'deviation',
       deviation:
-        "The error request is always a GET without body (nginx keeps the method); X-Request-ID is the client's (ingress-nginx generates one when absent); when the default backend has no server up, the backend's own answer goes on, and when its server cannot be reached the answer is 503 (nginx answers 502 in both cases); only the answer's Content-Type is kept of its headers; with the library's custom_http_errors, an Ingress without ingress-nginx annotations shares its Service's backend with others, so its error request has an empty X-Ingress-Name.",
+        "The error request is always a GET without body (nginx keeps the method); X-Request-ID is the client's (ingress-nginx generates one when absent); when the default backend has no server up, the backend's own answer goes on, and when its server cannot be reached the answer is 503 (nginx answers 502 in both cases; a server that closes without an answer gives 502 in both); only the answer's Content-Type is kept of its headers; with the library's custom_http_errors, an Ingress without ingress-nginx annotations shares its Service's backend with others, so its error request has an empty X-Ingress-Name.",
     },
   ),
   pending(
