@@ -189,7 +189,15 @@ export async function memoryScenario(opts: MemoryScenarioOptions): Promise<Figur
     }
     const after = await sample();
     await opts.inspect?.(stack, pid);
-    const peaks = await checkPeaks(peaksLog);
+    // A render's whole `haproxy -c` runs beside its deployment, so the last change's check may
+    // still run once the change is deployed: wait (30 s at most) until one check per deployment
+    // has finished, then take what there is.
+    const settled = Date.now() + 30_000;
+    let peaks = await checkPeaks(peaksLog);
+    while (peaks.length < changes + 1 && Date.now() < settled) {
+      await new Promise((r) => setTimeout(r, 250));
+      peaks = await checkPeaks(peaksLog);
+    }
     if (peaks.length === 0) throw new Error('no haproxy -c ran (is GNU time at /usr/bin/time?)');
     const checkPeak = Math.max(...peaks);
     log(
