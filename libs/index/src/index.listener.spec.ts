@@ -62,7 +62,7 @@ describe('IndexListener', () => {
       { name: 'watch' },
     );
     await bus.publish('reconcile.triggered', { reason: 'config', coalesced: 0 });
-    await expect.poll(() => published(bus, 'resource.changed').length).toBe(3);
+    await expect.poll(() => published(bus, 'resource.changed').length, { timeout: 10_000 }).toBe(3);
     await bus.idle();
     const trigger = published(bus, 'reconcile.triggered')[0]?.correlationId;
     const ids = published(bus, 'resource.changed').map((e) => e.correlationId);
