@@ -62,11 +62,18 @@ describe('IndexListener', () => {
       { name: 'watch' },
     );
     await bus.publish('reconcile.triggered', { reason: 'config', coalesced: 0 });
-    await expect.poll(() => published(bus, 'resource.changed').length, { timeout: 10_000 }).toBe(3);
+    // changes that arrive while one is pending are coalesced by design (a loaded machine may
+    // put two of the three in one batch): every change is either published or counted as such
+    await expect
+      .poll(() => published(bus, 'resource.changed').length + listener.coalesced, {
+        timeout: 4_000,
+      })
+      .toBe(3);
     await bus.idle();
     const trigger = published(bus, 'reconcile.triggered')[0]?.correlationId;
     const ids = published(bus, 'resource.changed').map((e) => e.correlationId);
-    expect(new Set(ids).size).toBe(3);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
     expect(ids).not.toContain(trigger);
   });
 
