@@ -56,12 +56,14 @@ export interface SyncPlan {
   readonly configChanged: boolean;
 }
 
-const strip = (t: string) =>
-  t
-    .split('\n')
-    .filter((l) => !/^# _(version|md5hash|cluster_version)=/.test(l))
-    .join('\n')
-    .trim();
+/** The Dataplane API's meta lines (`# _version=…`), each with its line end. */
+const META_LINE = /^# _(?:version|md5hash|cluster_version)=[^\n]*(?:\n|$)/gm;
+
+/** A configuration text without its meta lines, trimmed (one pass; no copy of every line). */
+const strip = (t: string) => t.replace(META_LINE, '').trim();
+
+/** The same configuration but for meta lines and the blanks around it. */
+const sameConfig = (a: string, b: string) => a === b || strip(a) === strip(b);
 
 /** Classifies every difference between what a pod runs and the desired outputs. */
 export function planSync(pod: PodFiles, want: RenderedOutputs, caps: PodCapabilities): SyncPlan {
@@ -137,7 +139,7 @@ export function planSync(pod: PodFiles, want: RenderedOutputs, caps: PodCapabili
     reload,
     writes,
     deletes,
-    configChanged: strip(pod.config) !== strip(want.haproxyConfig),
+    configChanged: !sameConfig(pod.config, want.haproxyConfig),
   };
 }
 

@@ -111,3 +111,33 @@ describe('diffConfigText: properties', () => {
     );
   });
 });
+
+/** The same text as HAProxy reads it, written otherwise: CRLF ends, indented headers, comments. */
+const rewritten = (text: string, style: number): string =>
+  text
+    .split('\n')
+    .map((line, i) => {
+      const indented = style & 1 && /^[a-z]/.test(line) ? `\t ${line}` : line;
+      const commented = style & 2 && i % 3 === 0 ? `# note ${i}\n${indented}` : indented;
+      return style & 4 ? `${commented}\r` : commented;
+    })
+    .join('\n');
+
+describe('diffConfigText: how the text is written', () => {
+  it('equals diffConfig on the parsed texts with CRLF line ends, indented headers and comments', () => {
+    fc.assert(
+      fc.property(pair, fc.nat(7), fc.nat(7), ([a, b], sa, sb) => {
+        const [x, y] = [rewritten(a, sa), rewritten(b, sb)];
+        expect(diffConfigText(x, y)).toEqual(whole(x, y));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads a quoted section keyword as a header, as HAProxy does', () => {
+    const a = 'global\n  log stderr local0\n"backend" b\n  server s1 10.0.0.1:80\n';
+    const b = a.replace('10.0.0.1', '10.0.0.2');
+    expect(diffConfigText(a, b)).toEqual(whole(a, b));
+    expect(diffConfigText(a, b).runtime).toHaveLength(1);
+  });
+});

@@ -10,24 +10,43 @@ interface TextSection {
   end: number;
 }
 
-/** The first word of a line as `splitWords` reads it ('' for blank and comment lines). */
-function firstWord(line: string): string {
-  const m = /^[ \t]*([A-Za-z][\w.-]*)(?:[ \t]|$)/.exec(line);
-  return m ? (m[1] ?? '') : (splitWords(line)[0] ?? '');
+/** A plain first word at a line's start: letters first, then a blank or the line's end. */
+const PLAIN_WORD = /[ \t]*([A-Za-z][\w.-]*)(?=[ \t]|\r?\n|\r?$)/y;
+
+/**
+ * The first word of the line [at, eol) as `splitWords` reads it ('' for blank and comment
+ * lines), without copying the line when it starts with a plain word (almost every line).
+ */
+function firstWordAt(text: string, at: number, eol: number): string {
+  PLAIN_WORD.lastIndex = at;
+  const m = PLAIN_WORD.exec(text);
+  if (m && PLAIN_WORD.lastIndex <= eol) return m[1] ?? '';
+  return splitWords(lineAt(text, at, eol))[0] ?? '';
 }
 
-/** Splits a text into sections as `parseConfig` does, keeping spans instead of directives. */
+/** The line [at, eol) without its carriage return. */
+const lineAt = (text: string, at: number, eol: number): string =>
+  text.slice(at, eol).replace(/\r$/, '');
+
+/**
+ * Splits a text into sections as `parseConfig` does, keeping spans instead of directives. One
+ * pass over the text that copies only section header lines: at 10,000 backends (2 MB) a copy of
+ * every line was most of a runtime change's diff.
+ */
 function textSections(text: string): TextSection[] {
   const sections: TextSection[] = [];
   let current: TextSection | undefined;
   for (let at = 0; at < text.length;) {
     const nl = text.indexOf('\n', at);
+    const eol = nl === -1 ? text.length : nl;
     const end = nl === -1 ? text.length : nl + 1;
-    const line = text.slice(at, nl === -1 ? text.length : nl).replace(/\r$/, '');
-    const first = firstWord(line);
+    const first = firstWordAt(text, at, eol);
     if (SECTION_KEYWORDS.has(first)) {
       if (current) current.end = at;
-      current = { type: first, name: splitWords(line).slice(1).join(' '), start: at, end };
+      const name = splitWords(lineAt(text, at, eol))
+        .slice(1)
+        .join(' ');
+      current = { type: first, name, start: at, end };
       sections.push(current);
     } else if (first !== '' && !current) {
       current = { type: '', name: '', start: at, end };

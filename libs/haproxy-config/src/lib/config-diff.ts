@@ -86,8 +86,9 @@ export function diffConfig(from: HaproxyConfigModel, to: HaproxyConfigModel): Co
   const before = new Map(from.sections.map((s, i) => [fromKeys[i]!, s]));
   const afterKeys = occurrenceKeys(to.sections);
   if (fromKeys.join('\n') !== afterKeys.join('\n')) {
+    const after = new Set(afterKeys);
     const added = afterKeys.filter((k) => !before.has(k));
-    const removed = [...before.keys()].filter((k) => !afterKeys.includes(k));
+    const removed = [...before.keys()].filter((k) => !after.has(k));
     for (const k of added) structural.push({ section: k, reason: 'section added' });
     for (const k of removed) structural.push({ section: k, reason: 'section removed' });
     if (added.length === 0 && removed.length === 0)
