@@ -4,6 +4,7 @@ export * from './lib/runtime-socket.js';
 export * from './lib/servers-state.js';
 export * from './lib/show-proc.js';
 export * from './lib/map-file.js';
+export * from './lib/map-edits.js';
 export * from './lib/config-sections.js';
 export * from './lib/config-lines.js';
 export * from './lib/config-model.js';

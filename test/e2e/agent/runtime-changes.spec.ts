@@ -166,7 +166,8 @@ backend be_b
       expect(map.status, map.body).toBe(201);
       expect(await get('b.example')).toBe('d');
       // values with ';' and spaces reach HAProxy as one literal value, never as a second command
-      const odd = await t.api.postJson(`${S}/runtime/maps/hosts.map/entries`, {
+      // force_sync: written to the map file too, so the reload below keeps it
+      const odd = await t.api.postJson(`${S}/runtime/maps/hosts.map/entries?force_sync=true`, {
         key: 'odd.example',
         value: 'be_b;show info',
       });

@@ -261,7 +261,7 @@ describeForMajors(['3.0'], 'zero reloads with the Ingress library and haptic run
       expect(await reloads()).toBe(before);
       const body = await metricsOf(controller);
       expect(body).toMatch(
-        /^haptic_runtime_operations_total\{pod="haptic\/haproxy-0",kind="map.replace"\} [1-9]/m,
+        /^haptic_runtime_operations_total\{pod="haptic\/haproxy-0",kind="map\.(?:edit|replace)"\} [1-9]/m,
       );
       for (const [kind, ms] of Object.entries(delays))
         console.log(`zero-reload: API write → HAProxy serving, ${kind}: ${summary(ms)}`);

@@ -132,14 +132,14 @@ describe('syncPod: runtime steps', () => {
   it('reloads from storage when a runtime step fails (a retry would find storage already current)', async () => {
     const api = fakeApi({
       storage: { maps: { 'hosts.map': 'a.example be_a\n' }, ssl_certificates: {}, general: {} },
-      fail: { path: 'runtime/maps/hosts.map', status: 400 },
+      fail: { path: 'runtime/maps/hosts.map/entries', status: 400 },
     });
     const r = await syncPod(
       api.client,
       want({ maps: { 'hosts.map': 'a.example be_a\nb.example be_b\n' } }),
     );
     expect(r.reloaded).toBe(true);
-    expect(r.reloadReasons).toEqual(['runtime: PUT runtime/maps/hosts.map: refused']);
+    expect(r.reloadReasons).toEqual(['runtime: POST runtime/maps/hosts.map/entries: refused']);
     expect(r.operations.every((o) => !o.runtime)).toBe(true);
     expect(api.reloads).toEqual(['maps/hosts.map']);
     // a second sync has nothing left to do
@@ -224,7 +224,7 @@ describe('syncPod: a render checked only in its runtime parts', () => {
     });
     expect(r.reloaded).toBe(false);
     expect(logAtApplied.filter((l) => !l.startsWith('read'))).toEqual([
-      'PUT runtime/maps/hosts.map',
+      'POST runtime/maps/hosts.map/entries',
     ]);
     expect(api.log.at(-1)).toBe('write maps/hosts.map');
     expect(api.reloads).toEqual([]);
@@ -236,33 +236,35 @@ describe('syncPod: a render checked only in its runtime parts', () => {
     expect(first.known).toBeDefined();
     api.log.length = 0;
     await syncPod(api.client, next, { known: first.known! });
-    expect(api.log).toEqual(['PUT runtime/maps/hosts.map', 'write maps/hosts.map']);
+    expect(api.log).toEqual(['POST runtime/maps/hosts.map/entries', 'write maps/hosts.map']);
   });
 
   it('a refused runtime step reloads only once the whole configuration passed haproxy -c', async () => {
     const api = fakeApi({
       storage: storage(),
-      fail: { path: 'runtime/maps/hosts.map', status: 400 },
+      fail: { path: 'runtime/maps/hosts.map/entries', status: 400 },
     });
     let pass!: (ok: boolean) => void;
     const wholeCheck = new Promise<boolean>((resolve) => (pass = resolve));
     const syncing = syncPod(api.client, next, { wholeCheck });
-    await vi.waitFor(() => expect(api.log).toContain('PUT runtime/maps/hosts.map'));
+    await vi.waitFor(() => expect(api.log).toContain('POST runtime/maps/hosts.map/entries'));
     for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
     // refused, and waiting for the check: nothing written, nothing reloaded yet
-    expect(api.log.filter((l) => !l.startsWith('read'))).toEqual(['PUT runtime/maps/hosts.map']);
+    expect(api.log.filter((l) => !l.startsWith('read'))).toEqual([
+      'POST runtime/maps/hosts.map/entries',
+    ]);
     expect(api.reloads).toEqual([]);
     pass(true);
     const r = await syncing;
     expect(r.reloaded).toBe(true);
-    expect(r.reloadReasons).toEqual(['runtime: PUT runtime/maps/hosts.map: refused']);
+    expect(r.reloadReasons).toEqual(['runtime: POST runtime/maps/hosts.map/entries: refused']);
     expect(api.reloads).toEqual(['maps/hosts.map']);
   });
 
   it('never reloads when the whole configuration failed haproxy -c', async () => {
     const api = fakeApi({
       storage: storage(),
-      fail: { path: 'runtime/maps/hosts.map', status: 400 },
+      fail: { path: 'runtime/maps/hosts.map/entries', status: 400 },
     });
     await expect(syncPod(api.client, next, { wholeCheck: Promise.resolve(false) })).rejects.toThrow(
       /whole configuration of this render failed haproxy -c/,
@@ -283,14 +285,14 @@ describe('syncPod: a render checked only in its runtime parts', () => {
       priorStorage,
       onApplied: (a) => void (known = a.known),
     });
-    await vi.waitFor(() => expect(api.log).toContain('PUT runtime/maps/hosts.map'));
+    await vi.waitFor(() => expect(api.log).toContain('POST runtime/maps/hosts.map/entries'));
     for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
     // applied (and what it leaves handed to the next deployment), not stored yet
-    expect(api.log).toEqual(['PUT runtime/maps/hosts.map']);
+    expect(api.log).toEqual(['POST runtime/maps/hosts.map/entries']);
     expect(known).toMatchObject({ files: { maps: next.maps } });
     stored(7);
     const r = await syncing;
-    expect(api.log).toEqual(['PUT runtime/maps/hosts.map', 'write maps/hosts.map']);
+    expect(api.log).toEqual(['POST runtime/maps/hosts.map/entries', 'write maps/hosts.map']);
     expect(r.version).toBe(7); // the version the stored copy ahead left
   });
 
@@ -303,6 +305,6 @@ describe('syncPod: a render checked only in its runtime parts', () => {
     await expect(syncPod(api.client, next, { known: first.known!, priorStorage })).rejects.toThrow(
       /storage write refused/,
     );
-    expect(api.log).toEqual(['PUT runtime/maps/hosts.map']);
+    expect(api.log).toEqual(['POST runtime/maps/hosts.map/entries']);
   });
 });

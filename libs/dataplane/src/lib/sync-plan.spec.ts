@@ -37,9 +37,41 @@ describe('planSync: maps', () => {
           { key: 'a.example.com', value: 'be_a' },
           { key: 'b.example.com', value: 'be_b' },
         ],
+        // no converter reads it in order: one entry added, not the whole map
+        edits: { add: [{ key: 'b.example.com', value: 'be_b' }], set: [], del: [] },
       },
     ]);
     expect(plan.reload).toEqual([]);
+  });
+
+  it('replaces a map_beg map whole when an added key is a prefix of another', () => {
+    const beg = `${config}frontend f
+  http-request set-var(txn.r) path,map_beg(/etc/haproxy/maps/prefix.map)
+`;
+    const plan = planSync(
+      { ...pod({ 'prefix.map': '/a be_a\n' }), config: beg },
+      { ...want({ 'prefix.map': '/a/b be_b\n/a be_a\n' }), haproxyConfig: beg },
+      caps,
+    );
+    expect(plan.maps).toEqual([
+      {
+        name: 'prefix.map',
+        entries: [
+          { key: '/a/b', value: 'be_b' },
+          { key: '/a', value: 'be_a' },
+        ],
+      },
+    ]);
+    const unrelated = planSync(
+      { ...pod({ 'prefix.map': '/a be_a\n' }), config: beg },
+      { ...want({ 'prefix.map': '/b be_b\n/a be_a\n' }), haproxyConfig: beg },
+      caps,
+    );
+    expect(unrelated.maps[0]?.edits).toEqual({
+      add: [{ key: '/b', value: 'be_b' }],
+      set: [],
+      del: [],
+    });
   });
 
   it('keeps the order of entries significant (map_beg returns the first match)', () => {

@@ -3,8 +3,12 @@ import { ContentMemo } from '#core';
 import type { RenderedOutputs } from '#events';
 import {
   diffConfigText,
+  mapEdits,
+  mapMatchKinds,
   parseCrtList,
   parseMapFile,
+  type MapEdits,
+  type MapEntry,
   type RuntimeChange,
   type StructuralChange,
 } from '#haproxy-config';
@@ -38,7 +42,15 @@ export interface PodCapabilities {
 /** A classified deployment: runtime steps, the reasons to reload, and storage to write. */
 export interface SyncPlan {
   readonly servers: readonly RuntimeChange[];
-  readonly maps: readonly { name: string; entries: { key: string; value: string }[] }[];
+  /**
+   * Maps whose entries change: the whole new list (an atomic replace), and the entry changes
+   * that give the same lookups when there are such (see mapEdits): applied one entry each.
+   */
+  readonly maps: readonly {
+    name: string;
+    entries: { key: string; value: string }[];
+    edits?: MapEdits;
+  }[];
   readonly certs: readonly { name: string; pem: string; isNew: boolean }[];
   readonly crtListAdds: readonly { list: string; line: string }[];
   readonly crtListDels: readonly { list: string; file: string; line: number }[];
@@ -80,13 +92,18 @@ export function planSync(pod: PodFiles, want: RenderedOutputs, caps: PodCapabili
 
   for (const [name, content] of sorted(want.maps)) {
     const had = pod.maps[name];
-    if (had !== undefined && sameMap(had, content)) continue;
+    if (had === content) continue;
+    const entries = parseMapFile(content);
+    const old = had === undefined ? undefined : parseMapFile(had);
+    if (old && sameEntries(old, entries)) continue;
     writes.push({ kind: 'maps', name, content, exists: had !== undefined });
     // a map file seen for the first time is read by HAProxy on the reload its reference causes
-    if (had === undefined) continue;
+    if (!old) continue;
+    const edits = mapEdits(old, entries, mapMatchKinds(want.haproxyConfig, name));
     maps.push({
       name,
-      entries: parseMapFile(content).map((e) => ({ key: e.key, value: e.value })),
+      entries: entries.map((e) => ({ key: e.key, value: e.value })),
+      ...(edits ? { edits } : {}),
     });
   }
   for (const name of Object.keys(pod.maps))
@@ -196,7 +213,8 @@ export function planOperations(plan: SyncPlan): SyncOperation[] {
     const target = `${c.backend}/${c.kind === 'server.add' ? c.spec.name : c.server}`;
     ops.push({ kind: c.kind, target, runtime });
   }
-  for (const m of plan.maps) ops.push({ kind: 'map.replace', target: m.name, runtime });
+  for (const m of plan.maps)
+    ops.push({ kind: m.edits ? 'map.edit' : 'map.replace', target: m.name, runtime });
   for (const c of plan.certs)
     ops.push({ kind: c.isNew ? 'cert.add' : 'cert.update', target: c.name, runtime });
   for (const a of plan.crtListAdds)
@@ -224,7 +242,9 @@ export function planOperations(plan: SyncPlan): SyncOperation[] {
  * aside — a pod may hold the text as its runtime wrote it back, without them).
  */
 function sameMap(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [x, y] = [parseMapFile(a), parseMapFile(b)];
+  return a === b || sameEntries(parseMapFile(a), parseMapFile(b));
+}
+
+function sameEntries(x: readonly MapEntry[], y: readonly MapEntry[]): boolean {
   return x.length === y.length && x.every((e, i) => e.key === y[i]!.key && e.value === y[i]!.value);
 }

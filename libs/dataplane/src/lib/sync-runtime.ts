@@ -36,8 +36,21 @@ export async function applyRuntime(client: DataplaneClient, plan: SyncPlan): Pro
   }
   await eachServerInParallel(plan.servers, (s) => sendServer(client, s));
   for (const m of plan.maps) {
-    // one atomic replace (prepare/commit map): order-sensitive matches such as map_beg stay right
-    await client.send('PUT', `runtime/maps/${encodeURIComponent(m.name)}`, { json: m.entries });
+    const map = `runtime/maps/${encodeURIComponent(m.name)}`;
+    if (!m.edits) {
+      // one atomic replace (prepare/commit map): order-sensitive matches such as map_beg stay right
+      await client.send('PUT', map, { json: m.entries });
+      continue;
+    }
+    // entry by entry, where that gives the same lookups (the plan decided): a new host costs
+    // one entry, not the whole map
+    const { add, set, del } = m.edits;
+    for (const e of add) await client.send('POST', `${map}/entries`, { json: e });
+    for (const e of set)
+      await client.send('PUT', `${map}/entries/${encodeURIComponent(e.key)}`, {
+        json: { value: e.value },
+      });
+    for (const key of del) await client.send('DELETE', `${map}/entries/${encodeURIComponent(key)}`);
   }
   for (const n of plan.certDeletes) {
     await client

@@ -92,7 +92,11 @@ export function runtimeMapsRoutes(router: Router, ctx: AgentContext): void {
   mapEntriesRoutes(router, ctx, base);
 }
 
-/** `runtime/maps/{parent_name}/entries[/{id}]`: one entry at a time, written through to disk. */
+/**
+ * `runtime/maps/{parent_name}/entries[/{id}]`: one entry at a time, written to the map's file only
+ * with `force_sync=true`, as the Dataplane API does (without it a reload reads the file as it
+ * was: haptic's controller writes the stored copy itself, behind the runtime change).
+ */
 function mapEntriesRoutes(router: Router, ctx: AgentContext, base: string): void {
   const locked = <T>(fn: () => Promise<T>) => ctx.haproxyLock.run(fn);
   const entryOf = (req: ApiRequest) => req.params.id ?? '';
@@ -107,7 +111,7 @@ function mapEntriesRoutes(router: Router, ctx: AgentContext, base: string): void
     }),
   );
   router.add('POST', `${base}/{parent_name}/entries`, (req) => {
-    boolParam(req, 'force_sync');
+    const forceSync = boolParam(req, 'force_sync');
     const body = jsonBody(req);
     const entry = checkEntry(body.key, body.value);
     return locked(async () => {
@@ -119,7 +123,7 @@ function mapEntriesRoutes(router: Router, ctx: AgentContext, base: string): void
       await ctx.haproxy.admin.expect(
         cliCommand('add', 'map', m.file, entry.key, ...(entry.value ? [entry.value] : [])),
       );
-      await syncMapToDisk(ctx.haproxy.admin, ctx.paths.dir, m.file);
+      if (forceSync) await syncMapToDisk(ctx.haproxy.admin, ctx.paths.dir, m.file);
       return json(201, { id: entry.key, key: entry.key, value: entry.value });
     });
   });
@@ -134,7 +138,7 @@ function mapEntriesRoutes(router: Router, ctx: AgentContext, base: string): void
     }),
   );
   router.add('PUT', `${base}/{parent_name}/entries/{id}`, (req) => {
-    boolParam(req, 'force_sync');
+    const forceSync = boolParam(req, 'force_sync');
     const entry = checkEntry(entryOf(req), jsonBody(req).value);
     if (entry.value === '') throw new ApiError(400, 'value is required');
     return locked(async () => {
@@ -145,19 +149,19 @@ function mapEntriesRoutes(router: Router, ctx: AgentContext, base: string): void
       if (/not found/i.test(reply))
         throw new ApiError(404, `key ${entry.key} not found in map ${m.file}`);
       if (reply.trim() !== '') throw new ApiError(400, reply.trim());
-      await syncMapToDisk(ctx.haproxy.admin, ctx.paths.dir, m.file);
+      if (forceSync) await syncMapToDisk(ctx.haproxy.admin, ctx.paths.dir, m.file);
       return json(200, { id: entry.key, key: entry.key, value: entry.value });
     });
   });
   router.add('DELETE', `${base}/{parent_name}/entries/{id}`, (req) => {
-    boolParam(req, 'force_sync');
+    const forceSync = boolParam(req, 'force_sync');
     return locked(async () => {
       const m = await findRuntimeMap(ctx.haproxy.admin, req.params.parent_name ?? '');
       const reply = await ctx.haproxy.admin.send(cliCommand('del', 'map', m.file, entryOf(req)));
       if (/not found/i.test(reply))
         throw new ApiError(404, `key ${entryOf(req)} not found in map ${m.file}`);
       if (reply.trim() !== '') throw new ApiError(400, reply.trim());
-      await syncMapToDisk(ctx.haproxy.admin, ctx.paths.dir, m.file);
+      if (forceSync) await syncMapToDisk(ctx.haproxy.admin, ctx.paths.dir, m.file);
       return empty(204);
     });
   });
