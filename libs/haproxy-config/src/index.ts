@@ -14,3 +14,4 @@ export * from './lib/crt-list.js';
 export * from './lib/word-meaning.js';
 export * from './lib/arg-kinds.js';
 export * from './lib/arg-place.js';
+export * from './lib/checked-token.js';

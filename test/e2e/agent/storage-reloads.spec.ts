@@ -3,6 +3,7 @@ import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKED_HEADER, checkedToken } from '#haproxy-config';
 import { describeForMajors } from '#testbed/testing';
 import {
   freePort,
@@ -89,6 +90,47 @@ backend be_a
       expect(r.status).toBe(202);
       expect((await t.api.waitReload(r.headers.get('reload-id')!)).status).toBe('succeeded');
       expect(await masterReloads()).toBe(before + 1);
+    });
+  });
+
+  describe('a configuration the controller checked (X-Haptic-Checked)', () => {
+    const push = async (body: string, query: string, claim?: string) =>
+      t.api.request('POST', `${S}/configuration/raw?version=${await t.api.version()}${query}`, {
+        body,
+        contentType: 'text/plain',
+        ...(claim ? { headers: { [CHECKED_HEADER]: claim } } : {}),
+      });
+    let good = '';
+    beforeAll(async () => {
+      good = (await t.api.get(`${S}/configuration/raw`)).body.replace(/^# _.*\n/gm, '');
+    });
+    afterAll(async () => {
+      // whatever a case stored, the agent goes back to a configuration it checked itself
+      expect((await t.api.pushConfig(`${good}# restored\n`, '&force_reload=true')).status).toBe(
+        201,
+      );
+    });
+    // HAProxy refuses this text: only a skipped check lets it through
+    const bad = () => `${good}backend be_bad\n  no-such-directive here\n`;
+
+    it('stores a copy without a reload unchecked when the claim names these very bytes', async () => {
+      const r = await push(bad(), '&skip_reload=true', checkedToken(bad()));
+      expect(r.status, r.body).toBe(201);
+      expect((await t.api.get(`${S}/configuration/raw`)).body).toContain('no-such-directive');
+    });
+
+    it('checks a copy whose claim names other bytes, and refuses it', async () => {
+      const r = await push(bad(), '&skip_reload=true', checkedToken(good));
+      expect(r.status).toBe(400);
+      expect(r.body).toMatch(/invalid configuration/);
+    });
+
+    it('checks a configuration that reloads now, whatever it claims', async () => {
+      const before = await masterReloads();
+      const r = await push(bad(), '&force_reload=true', checkedToken(bad()));
+      expect(r.status).toBe(400);
+      expect(r.body).toMatch(/no-such-directive/);
+      expect(await masterReloads()).toBe(before);
     });
   });
 });

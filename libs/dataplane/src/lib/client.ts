@@ -1,4 +1,5 @@
 import got, { HTTPError, RequestError, type Got } from 'got';
+import { CHECKED_HEADER, checkedToken } from '#haproxy-config';
 import {
   DataplaneConfigRejectedError,
   DataplaneRequestError,
@@ -91,7 +92,14 @@ export class DataplaneClient {
   /** Replaces the whole configuration; 409 on a stale version, 400 when HAProxy refuses it. */
   async pushRaw(
     text: string,
-    opts: { version: number; forceReload?: boolean; skipReload?: boolean; onlyValidate?: boolean },
+    opts: {
+      version: number;
+      forceReload?: boolean;
+      skipReload?: boolean;
+      onlyValidate?: boolean;
+      /** This exact text passed the render's `haproxy -c` (a haptic agent then runs none). */
+      checked?: boolean;
+    },
   ): Promise<PushResult> {
     const searchParams: Record<string, string> = { version: String(opts.version) };
     if (opts.forceReload) searchParams['force_reload'] = 'true';
@@ -100,7 +108,10 @@ export class DataplaneClient {
     return this.call(async () => {
       const res = await this.http.post(`${CONFIG.slice(1)}/raw`, {
         body: text,
-        headers: { 'content-type': 'text/plain' },
+        headers: {
+          'content-type': 'text/plain',
+          ...(opts.checked ? { [CHECKED_HEADER]: checkedToken(text) } : {}),
+        },
         searchParams,
       });
       const reloadId = res.headers['reload-id'];
@@ -222,10 +233,19 @@ export class DataplaneClient {
 
   /** The API's version (`/v3/info` api.version, e.g. `v3.0.5 ...`): [major, minor]. */
   async apiVersion(): Promise<readonly [number, number]> {
+    const m = /(\d+)\.(\d+)/.exec(await this.apiVersionText());
+    return [Number(m?.[1] ?? 3), Number(m?.[2] ?? 0)] as const;
+  }
+
+  /** True when the API is haptic's agent (`info.api.version` names it). */
+  async isHapticAgent(): Promise<boolean> {
+    return /\bhaptic-agent\b/.test(await this.apiVersionText());
+  }
+
+  private apiVersionText(): Promise<string> {
     return this.call(async () => {
       const info = await this.http.get('v3/info').json<{ api?: { version?: string } }>();
-      const m = /(\d+)\.(\d+)/.exec(info.api?.version ?? '');
-      return [Number(m?.[1] ?? 3), Number(m?.[2] ?? 0)] as const;
+      return info.api?.version ?? '';
     });
   }
 

@@ -21,6 +21,10 @@ function fakeApi(opts: {
   storage: Record<StorageKind, Record<string, string>>;
   runtimeNames?: Record<string, string>;
   fail?: { path: string; status: number };
+  /** The configuration the pod runs (default: `config`). */
+  config?: string;
+  /** The API is a haptic agent (takes the render's own check of a stored copy). */
+  agent?: boolean;
 }) {
   const calls: Call[] = [];
   const reloads: string[] = [];
@@ -31,10 +35,13 @@ function fakeApi(opts: {
     haproxyVersion: () => Promise.resolve([3, 0] as const),
     getRaw: () => {
       log.push('read config');
-      return Promise.resolve({ text: config, version: 1 });
+      return Promise.resolve({ text: opts.config ?? config, version: 1 });
     },
-    pushRaw: (_text: string, o: { skipReload?: boolean }) => {
-      log.push(o.skipReload ? 'push config' : 'push config, reloading');
+    isHapticAgent: () => Promise.resolve(opts.agent ?? false),
+    pushRaw: (_text: string, o: { skipReload?: boolean; checked?: boolean }) => {
+      log.push(
+        (o.skipReload ? 'push config' : 'push config, reloading') + (o.checked ? ', checked' : ''),
+      );
       if (!o.skipReload) reloads.push('config');
       return Promise.resolve({ version: 2, reloadId: o.skipReload ? undefined : 'r1' });
     },
@@ -306,5 +313,35 @@ describe('syncPod: a render checked only in its runtime parts', () => {
       /storage write refused/,
     );
     expect(api.log).toEqual(['POST runtime/maps/hosts.map/entries']);
+  });
+});
+
+describe('syncPod: the stored copy of a runtime change', () => {
+  const withServer = (address: string) =>
+    `${config}backend be_a\n  server s1 ${address}:80 weight 1\n`;
+  const pod = () => ({
+    config: withServer('10.0.0.1'),
+    storage: { maps: {}, ssl_certificates: {}, general: {} },
+  });
+  const next = { ...want({}), haproxyConfig: withServer('10.0.0.2') };
+
+  it('goes to a haptic agent as checked once the render passed haproxy -c', async () => {
+    const api = fakeApi({ ...pod(), agent: true });
+    const r = await syncPod(api.client, next, { wholeCheck: Promise.resolve(true) });
+    expect(r.reloaded).toBe(false);
+    expect(api.log.filter((l) => !l.startsWith('read'))).toEqual([
+      'PUT runtime/backends/be_a/servers/s1',
+      'push config, checked',
+    ]);
+  });
+
+  it('is left to the pod to check when the render failed haproxy -c or the API is not the agent', async () => {
+    const failed = fakeApi({ ...pod(), agent: true });
+    await syncPod(failed.client, next, { wholeCheck: Promise.resolve(false) });
+    expect(failed.log.at(-1)).toBe('push config');
+    // the real Dataplane API checks every push itself: nothing waits for the render's check
+    const real = fakeApi(pod());
+    await syncPod(real.client, next, { wholeCheck: new Promise<boolean>(() => undefined) });
+    expect(real.log.at(-1)).toBe('push config');
   });
 });

@@ -132,6 +132,7 @@ export async function podCapabilities(client: DataplaneClient): Promise<PodCapab
     runtimeCerts: apiMajor > 3 || (apiMajor === 3 && apiMinor >= 2),
     // 2.6 takes one 16 KB buffer per CLI message (command line + payload); 3.x allows more
     maxCertPayload: hapMajor >= 3 ? 1 << 20 : 15_000,
+    takesChecked: await client.isHapticAgent(),
   };
 }
 
@@ -189,7 +190,7 @@ export async function syncPod(
             }
           : {}),
       };
-      const result = await execute(client, plan, want, pod, o, clock);
+      const result = await execute(client, plan, want, pod, caps, o, clock);
       return { ...result, known: { files: heldAfter(want, result.version), caps } };
     } catch (e) {
       if (
@@ -219,6 +220,7 @@ async function execute(
   plan: SyncPlan,
   want: RenderedOutputs,
   pod: { readonly version: number },
+  caps: PodCapabilities,
   opts: SyncOptions,
   clock: StageClock,
 ): Promise<SyncResult> {
@@ -278,15 +280,19 @@ async function execute(
   await opts.onApplied?.(applied);
   // the stored copy a later reload reads, behind the runtime operations (and behind the previous
   // deployment's copy); the pod checks the configuration it is given (a failure is thrown: the
-  // pod is marked and repaired next pass)
+  // pod is marked and repaired next pass), or, a haptic agent, takes the render's own check of
+  // that text (one `haproxy -c` per change, not two side by side)
   await ready();
   await writeAll();
   let v = version;
-  if (plan.configChanged)
+  if (plan.configChanged) {
+    const checked = await storedCopyChecked(caps, opts, clock);
     v = await clock.time(
       'storage',
-      async () => (await client.pushRaw(want.haproxyConfig, { version, skipReload: true })).version,
+      async () =>
+        (await client.pushRaw(want.haproxyConfig, { version, skipReload: true, checked })).version,
     );
+  }
   await clock.time('storage', () => deleteStale(client, plan));
   return { ...applied, version: v, stages: clock.stages };
 }
@@ -314,6 +320,21 @@ function heldAfter(want: RenderedOutputs, version: number): KnownPod['files'] {
  */
 function podChecksReload(plan: SyncPlan): boolean {
   return plan.configChanged;
+}
+
+/**
+ * Whether a stored copy can go to the pod as checked: the pod takes the render's own check and
+ * that check passed (awaited here, off the critical path; a failed or replaced one leaves the
+ * pod to check the copy itself, as any Dataplane API does).
+ */
+async function storedCopyChecked(
+  caps: PodCapabilities,
+  opts: SyncOptions,
+  clock: StageClock,
+): Promise<boolean> {
+  const pending = opts.wholeCheck;
+  if (!caps.takesChecked || !pending) return false;
+  return clock.time('storage', () => pending.catch(() => false));
 }
 
 /** Waits for the render's whole check, if it is under way; a failed one stops the reload. */

@@ -37,6 +37,11 @@ export interface PodCapabilities {
   readonly runtimeCerts: boolean;
   /** Largest certificate payload the runtime CLI takes (2.6: one 16 KB buffer). */
   readonly maxCertPayload: number;
+  /**
+   * The pod is a haptic agent, which takes the render's own `haproxy -c` for a configuration
+   * stored without a reload (`X-Haptic-Checked`) instead of running its own.
+   */
+  readonly takesChecked?: boolean;
 }
 
 /** A classified deployment: runtime steps, the reasons to reload, and storage to write. */

@@ -1,5 +1,6 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHECKED_HEADER, checkedToken } from '#haproxy-config';
 import { ApiError } from '../../agent.errors.js';
 import type { AgentContext } from '../../agent-context.js';
 import { md5, stripMeta, withVersion } from '../../lib/config-file.js';
@@ -86,6 +87,12 @@ export async function validateCandidate(ctx: AgentContext, body: string): Promis
   }
 }
 
+/** The request says the controller's `haproxy -c` passed this very body (CHECKED_HEADER). */
+function isChecked(req: ApiRequest): boolean {
+  const claim = req.headers[CHECKED_HEADER];
+  return typeof claim === 'string' && claim === checkedToken(req.body);
+}
+
 async function postRaw(ctx: AgentContext, req: ApiRequest): Promise<ApiResponse> {
   const skipVersion = boolParam(req, 'skip_version');
   const skipReload = boolParam(req, 'skip_reload');
@@ -100,11 +107,14 @@ async function postRaw(ctx: AgentContext, req: ApiRequest): Promise<ApiResponse>
     return text(202, body, { 'Configuration-Version': String(ctx.config.version) });
   }
   const actions = req.headers['x-runtime-actions'];
+  // a copy stored without a reload that the controller's own haproxy -c passed (these bytes
+  // exactly) is not checked twice; anything that reloads now is checked here
+  const checked = skipReload && isChecked(req);
   await ctx.configLock.run(() =>
     // runtime server changes made during the check are kept over the new body
     ctx.config.writeSince(async (write) => {
       if (!skipVersion) checkVersion(ctx, version);
-      await validateCandidate(ctx, body);
+      if (!checked) await validateCandidate(ctx, body);
       write(body, ctx.config.version + 1);
     }),
   );
