@@ -170,8 +170,16 @@ describe('ValidationListener: a runtime-only render', () => {
 
     bus.setState('render.rendered', withMap('b', '10.0.0.2:80', 'b.example be\n'));
     await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('b'));
-    // set while its whole check is still under way
-    expect(held).toHaveLength(2);
+    // set at once; its whole check starts once a pod reports the runtime operations applied
+    expect(held).toHaveLength(1);
+    await bus.publish('deploy.completed', {
+      pod: 'ns/haproxy-0',
+      hash: 'b',
+      reloaded: false,
+      runtimeOperations: 1,
+      durationMs: 1,
+    });
+    await vi.waitFor(() => expect(held).toHaveLength(2));
     const pending = bus.getState('render.validated')?.pendingCheck;
     expect(pending).toBeInstanceOf(Promise);
     held[1]!.end(false);
@@ -200,13 +208,24 @@ describe('ValidationListener: a runtime-only render', () => {
       bus.setState('render.rendered', withMap(hash, server, 'a.example be\n'));
       await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe(hash));
       pendings.push(bus.getState('render.validated')!.pendingCheck!);
+      if (hash !== 'b') continue;
+      // b's deployment is reported: its whole check starts; c and d wait for their turn
+      await bus.publish('deploy.completed', {
+        pod: 'ns/haproxy-0',
+        hash: 'b',
+        reloaded: false,
+        runtimeOperations: 1,
+        durationMs: 1,
+      });
+      await vi.waitFor(() => expect(held).toHaveLength(2));
     }
-    expect(held).toHaveLength(2); // b's whole check runs; c and d wait for their turn
     held[1]!.end(true);
+    // no pod reports c or d: their turn comes after WHOLE_CHECK_DEFER_MS; c was replaced by then
     await vi.waitFor(() => expect(held).toHaveLength(3));
-    expect(held[2]!.hash).toContain('10.0.0.4:80'); // d's, c was replaced before its turn
+    expect(held[2]!.hash).toContain('10.0.0.4:80');
     held[2]!.end(true);
     expect(await Promise.all(pendings)).toEqual([true, false, true]);
+    expect(held).toHaveLength(3);
     listener.onModuleDestroy();
     bus.close();
   });

@@ -20,6 +20,9 @@ import { ValidationService } from './validation.service.js';
  * the pod does not check itself waits for it). Leader-only work (LeaderElectionRunnable): webhook
  * dry-runs use ValidationService directly, on every replica.
  */
+/** Longest a runtime-only render's whole check waits for a pod to report its deployment. */
+export const WHOLE_CHECK_DEFER_MS = 250;
+
 @Injectable()
 export class ValidationListener implements LeaderElectionRunnable, OnModuleDestroy {
   private readonly logger = new Logger('Validation');
@@ -30,6 +33,8 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   private lastWhole: ValidatedRender | undefined;
   /** The whole checks run one after another (see checkWhole). */
   private wholeQueue: Promise<unknown> = Promise.resolve();
+  /** Runtime-only renders whose whole check waits for their deployment (see checkWholeAfter). */
+  private readonly deferred = new Map<string, () => void>();
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: HapticBus,
@@ -49,6 +54,12 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
         (e) => (e.payload === this.staleRender ? undefined : this.validate(e.payload)),
         { name: 'validation' },
       ),
+      this.bus.subscribe('deploy.completed', (e) => this.deferred.get(e.payload.hash)?.(), {
+        name: 'validation-deployed',
+      }),
+      this.bus.subscribe('deploy.failed', (e) => this.deferred.get(e.payload.hash)?.(), {
+        name: 'validation-deploy-failed',
+      }),
     );
   }
 
@@ -80,7 +91,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
       const problems = checkRuntimeDelta(delta, render.outputs);
       if (problems.length === 0) {
         // the runtime operations go now; the whole configuration is checked behind them
-        const pendingCheck = this.checkWhole(config.spec, render);
+        const pendingCheck = this.checkWholeAfter(config.spec, render);
         this.bus.setState('render.validated', { ...render, pendingCheck });
         const durationMs = performance.now() - started;
         this.duration.observe({ result: 'runtime' }, durationMs / 1000);
@@ -127,6 +138,28 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
     render: ValidatedRender,
   ): Promise<ValidationResult> {
     return couldNotRun(this.validation.validate(spec, render.outputs), 'haproxy');
+  }
+
+  /**
+   * The whole check of a runtime-only render, started once a pod reported its deployment (its
+   * runtime operations are applied then; the stored copy waits for this check) or after
+   * WHOLE_CHECK_DEFER_MS (no pod, or a refused runtime step that must reload): until then the
+   * controller's CPU is the change's, not a `haproxy -c`'s and its check tree's.
+   */
+  private checkWholeAfter(
+    spec: TemplateConfig['spec'],
+    render: ValidatedRender,
+  ): Promise<boolean> {
+    const started = new Promise<void>((resolve) => {
+      const go = (): void => {
+        clearTimeout(timer);
+        if (this.deferred.get(render.hash) === go) this.deferred.delete(render.hash);
+        resolve();
+      };
+      const timer = setTimeout(go, WHOLE_CHECK_DEFER_MS);
+      this.deferred.set(render.hash, go);
+    });
+    return started.then(() => this.checkWhole(spec, render));
   }
 
   /**
