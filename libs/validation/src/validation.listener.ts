@@ -16,8 +16,8 @@ import { ValidationService } from './validation.service.js';
  * last validated render stays in place). A render whose changes over the render in force are all
  * runtime ones (servers, map entries, certificates, crt-list lines) is checked in those terms;
  * any other passes the structural checks and the directive policy; either is then set at once,
- * its whole `haproxy -c` running beside the deployment (ValidatedRender.pendingCheck: a reload
- * the pod does not check itself waits for it). Leader-only work (LeaderElectionRunnable): webhook
+ * its whole `haproxy -c` running once a pod reported the deployment (ValidatedRender.pendingCheck:
+ * a reload the pod does not check itself waits for it, and it starts at once for such a render). Leader-only work (LeaderElectionRunnable): webhook
  * dry-runs use ValidationService directly, on every replica.
  */
 /** Longest a runtime-only render's whole check waits for a pod to report its deployment. */
@@ -101,12 +101,17 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
       await this.reject(render, problems.map(formatProblem).join('; '), started);
       return;
     }
-    // structural checks and policy first; `haproxy -c` of the whole runs beside the deployment,
+    // structural checks and policy first; `haproxy -c` of the whole runs behind the deployment,
     // as the pods check a pushed configuration themselves before they reload (one check on the
-    // path, not two in a row)
+    // path, not two in a row or side by side); a reload with the same configuration text (a
+    // stored file changed) is not checked by the pods: it waits for this check, which starts now
     const result = await this.structureCheck(config.spec, render);
     if (result.valid) {
-      const pendingCheck = this.checkWhole(config.spec, render);
+      const before = this.bus.getState('render.validated');
+      const pendingCheck =
+        before?.outputs.haproxyConfig === render.outputs.haproxyConfig
+          ? this.checkWhole(config.spec, render)
+          : this.checkWholeAfter(config.spec, render);
       this.bus.setState('render.validated', { ...render, pendingCheck });
       const durationMs = performance.now() - started;
       this.duration.observe({ result: 'structure' }, durationMs / 1000);
@@ -141,15 +146,12 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   }
 
   /**
-   * The whole check of a runtime-only render, started once a pod reported its deployment (its
-   * runtime operations are applied then; the stored copy waits for this check) or after
-   * WHOLE_CHECK_DEFER_MS (no pod, or a refused runtime step that must reload): until then the
-   * controller's CPU is the change's, not a `haproxy -c`'s and its check tree's.
+   * The whole check of a render, started once a pod reported its deployment (runtime operations
+   * applied, or a pushed configuration checked by the pod and reloaded; a runtime change's stored
+   * copy waits for this check) or after WHOLE_CHECK_DEFER_MS (no pod, or a refused runtime step
+   * that must reload): until then the machine's CPU is the change's, not a second `haproxy -c`'s.
    */
-  private checkWholeAfter(
-    spec: TemplateConfig['spec'],
-    render: ValidatedRender,
-  ): Promise<boolean> {
+  private checkWholeAfter(spec: TemplateConfig['spec'], render: ValidatedRender): Promise<boolean> {
     const started = new Promise<void>((resolve) => {
       const go = (): void => {
         clearTimeout(timer);
