@@ -109,9 +109,24 @@ export function diffConfigText(from: string, to: string): ConfigDiff {
 /** The last pair diffed and its result (a diff is pure: the same texts, the same result). */
 let last: { readonly from: string; readonly to: string; readonly diff: ConfigDiff } | undefined;
 
+/**
+ * The sections of the last texts split: a change's `to` is the next change's `from` (the render
+ * in force, then the pod's copy of it), so each text is split once, not twice.
+ */
+const split: { text: string; sections: TextSection[] }[] = [];
+
+function sectionsOf(text: string): TextSection[] {
+  const known = split.find((s) => s.text === text);
+  if (known) return known.sections;
+  const sections = textSections(text);
+  split.unshift({ text, sections });
+  split.length = Math.min(split.length, 2);
+  return sections;
+}
+
 function diffSections(from: string, to: string): ConfigDiff {
-  const a = textSections(from);
-  const b = textSections(to);
+  const a = sectionsOf(from);
+  const b = sectionsOf(to);
   const aKeys = keysOf(a);
   const bIndex = new Map(keysOf(b).map((k, i) => [k, i]));
   const sameA = new Set<number>();
