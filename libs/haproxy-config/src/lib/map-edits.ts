@@ -85,15 +85,17 @@ function addsKeepLookups(
   now: ReadonlyMap<string, string>,
   kinds: ReadonlySet<string>,
 ): boolean {
-  if ([...kinds].every((k) => k === 'str')) return true;
+  const all = [...kinds];
+  if (all.every((k) => k === 'str')) return true;
+  if (
+    all.every((k) => k === 'str' || k === 'beg') &&
+    add.every((a) =>
+      after.every((e) => e.key === a.key || !(e.key.startsWith(a.key) || a.key.startsWith(e.key))),
+    )
+  )
+    return true;
   // the rows as the runtime will hold them: the kept ones in their order, the added ones last
   const kept = before.filter((e) => now.has(e.key));
-  if (kept.length + add.length === after.length) {
-    const order = [...kept, ...add];
-    if (order.every((e, i) => e.key === after[i]?.key)) return true;
-  }
-  if (![...kinds].every((k) => k === 'str' || k === 'beg')) return false;
-  return add.every((a) =>
-    after.every((e) => e.key === a.key || !(e.key.startsWith(a.key) || a.key.startsWith(e.key))),
-  );
+  if (kept.length + add.length !== after.length) return false;
+  return [...kept, ...add].every((e, i) => e.key === after[i]?.key);
 }
