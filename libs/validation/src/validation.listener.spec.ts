@@ -141,6 +141,16 @@ describe('ValidationListener: a runtime-only render', () => {
     return { held, service };
   }
 
+  /** A pod reports the render `hash` deployed (its runtime operations applied). */
+  const reportDeployed = (bus: Awaited<ReturnType<typeof createTestBus>>, hash: string) =>
+    bus.publish('deploy.completed', {
+      pod: 'ns/haproxy-0',
+      hash,
+      reloaded: false,
+      runtimeOperations: 1,
+      durationMs: 1,
+    });
+
   /** A leading listener whose first render `a` (10.0.0.1, one map line) passed its whole check. */
   async function startedWithA() {
     const bus = await createTestBus();
@@ -172,13 +182,7 @@ describe('ValidationListener: a runtime-only render', () => {
     await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('b'));
     // set at once; its whole check starts once a pod reports the runtime operations applied
     expect(held).toHaveLength(1);
-    await bus.publish('deploy.completed', {
-      pod: 'ns/haproxy-0',
-      hash: 'b',
-      reloaded: false,
-      runtimeOperations: 1,
-      durationMs: 1,
-    });
+    await reportDeployed(bus, 'b');
     await vi.waitFor(() => expect(held).toHaveLength(2));
     const pending = bus.getState('render.validated')?.pendingCheck;
     expect(pending).toBeInstanceOf(Promise);
@@ -210,13 +214,7 @@ describe('ValidationListener: a runtime-only render', () => {
       pendings.push(bus.getState('render.validated')!.pendingCheck!);
       if (hash !== 'b') continue;
       // b's deployment is reported: its whole check starts; c and d wait for their turn
-      await bus.publish('deploy.completed', {
-        pod: 'ns/haproxy-0',
-        hash: 'b',
-        reloaded: false,
-        runtimeOperations: 1,
-        durationMs: 1,
-      });
+      await reportDeployed(bus, 'b');
       await vi.waitFor(() => expect(held).toHaveLength(2));
     }
     held[1]!.end(true);
