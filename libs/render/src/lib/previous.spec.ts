@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deployedBackendToken, deployedServers, previousContext } from './previous.js';
 
@@ -76,5 +77,62 @@ describe('previousContext', () => {
     expect(token(two, 'be_b')).not.toBe(b1);
     expect(token(two, 'missing')).toBe(0);
     expect(deployedBackendToken({ be_a: { servers: [] } }, 'be_a')).toBeUndefined();
+  });
+});
+
+describe('deployedServers: how the text is written', () => {
+  /** The line-by-line reading the one-pass reader must equal. */
+  const SECTION =
+    /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|program|cache|http-errors|ring|mailers)\b\s*(\S*)/;
+  const SERVER = /^server\s+(\S+)\s+(\S+)/;
+  const byLines = (config: string) => {
+    const out: Record<string, { name: string; address: string }[]> = {};
+    let current: string | undefined;
+    for (const raw of config.split('\n')) {
+      const section = SECTION.exec(raw);
+      if (section) {
+        const named = (section[1] === 'backend' || section[1] === 'listen') && section[2];
+        current = named ? section[2] : undefined;
+        if (current !== undefined) out[current] ??= [];
+        continue;
+      }
+      const server = current === undefined ? null : SERVER.exec(raw.trim());
+      if (current !== undefined && server)
+        out[current]!.push({ name: server[1] ?? '', address: server[2] ?? '' });
+    }
+    return out;
+  };
+  const line = fc.oneof(
+    fc.constantFrom(
+      'backend be_a',
+      'backend\tbe_b  # note',
+      'backend',
+      'backend\r',
+      'backends x',
+      'listen li',
+      'frontend fe',
+      'defaults',
+      '  server s1 10.0.0.1:80 weight 1',
+      '\tserver\ts2\t10.0.0.2:80\r',
+      'server s3 10.0.0.3:80',
+      '  server lonely',
+      '  server-template t 3 10.0.0.9:80',
+      '  servers x y',
+      '  balance roundrobin',
+      '# backend commented',
+      ' \r',
+      '',
+    ),
+    fc.stringMatching(/^[ a-z0-9.:\t\r#-]{0,20}$/),
+  );
+
+  it('reads what a line-by-line reading reads, whatever the blanks, comments and line ends', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), (lines, trailing) => {
+        const text = lines.join('\n') + (trailing ? '\n' : '');
+        expect(deployedServers(text)).toEqual(byLines(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -6,27 +6,37 @@ export interface PreviousServer {
   readonly address: string;
 }
 
-const SECTION =
-  /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|program|cache|http-errors|ring|mailers)\b\s*(\S*)/;
-const SERVER = /^server\s+(\S+)\s+(\S+)/;
+/** A section header at a line's start: keyword and the first word after it (same line). */
+const SECTION_AT =
+  /(global|defaults|frontend|backend|listen|peers|resolvers|userlist|program|cache|http-errors|ring|mailers)\b[^\S\n]*(\S*)/y;
+/** A `server` line (after any blanks): its name and address. */
+const SERVER_AT = /[^\S\n]*server[^\S\n]+(\S+)[^\S\n]+(\S+)/y;
 
-/** Calls `each` with every backend and listen section's name and its server lines' two words. */
+/**
+ * Calls `each` with every backend and listen section's name and its server lines' two words. One
+ * pass over the text that copies only those words: at 10,000 backends a copy of every line was
+ * most of the time a render spent on the deployed configuration.
+ */
 function readServers(
   config: string,
   each: (backend: string, server?: { name: string; address: string }) => void,
 ): void {
   let current: string | undefined;
-  for (const raw of config.split('\n')) {
-    const section = SECTION.exec(raw);
+  for (let at = 0; at < config.length;) {
+    const nl = config.indexOf('\n', at);
+    const next = nl === -1 ? config.length : nl + 1;
+    SECTION_AT.lastIndex = at;
+    const section = SECTION_AT.exec(config);
     if (section) {
       const isBackend = section[1] === 'backend' || section[1] === 'listen';
       current = isBackend && section[2] ? section[2] : undefined;
       if (current !== undefined) each(current);
-      continue;
+    } else if (current !== undefined) {
+      SERVER_AT.lastIndex = at;
+      const server = SERVER_AT.exec(config);
+      if (server) each(current, { name: server[1] ?? '', address: server[2] ?? '' });
     }
-    const server = current === undefined ? null : SERVER.exec(raw.trim());
-    if (current !== undefined && server)
-      each(current, { name: server[1] ?? '', address: server[2] ?? '' });
+    at = next;
   }
 }
 
