@@ -17,10 +17,11 @@ import { ValidationService } from './validation.service.js';
  * runtime ones (servers, map entries, certificates, crt-list lines) is checked in those terms;
  * any other passes the structural checks and the directive policy; either is then set at once,
  * its whole `haproxy -c` running once a pod reported the deployment (ValidatedRender.pendingCheck:
- * a reload the pod does not check itself waits for it, and it starts at once for such a render). Leader-only work (LeaderElectionRunnable): webhook
+ * a reload the pod does not check itself waits for it, and it starts at once for such a render).
+ * Leader-only work (LeaderElectionRunnable): webhook
  * dry-runs use ValidationService directly, on every replica.
  */
-/** Longest a runtime-only render's whole check waits for a pod to report its deployment. */
+/** Longest a render's deferred whole check waits for a pod to report its deployment. */
 export const WHOLE_CHECK_DEFER_MS = 250;
 
 @Injectable()
@@ -33,7 +34,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
   private lastWhole: ValidatedRender | undefined;
   /** The whole checks run one after another (see checkWhole). */
   private wholeQueue: Promise<unknown> = Promise.resolve();
-  /** Runtime-only renders whose whole check waits for their deployment (see checkWholeAfter). */
+  /** Renders whose whole check waits for their deployment (see checkWholeAfter). */
   private readonly deferred = new Map<string, () => void>();
 
   constructor(
