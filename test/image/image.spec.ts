@@ -165,7 +165,7 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
   }, 120_000);
 
   afterAll(async () => {
-    for (const name of [controller, agent]) stop(name);
+    for (const name of [controller, agent]) await stop(name);
     await echo?.close();
     await sim?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -251,10 +251,10 @@ describe('haptic run and haptic agent from the image, against kube-sim on the ho
     expect(processes(agent).get(1)).toMatch(/^\/usr\/bin\/tini -- haptic agent/);
   });
 
-  it('stops both on SIGTERM through tini, with exit code 0', () => {
-    const c = stop(controller);
+  it('stops both on SIGTERM through tini, with exit code 0', async () => {
+    const c = await stop(controller);
     expect(c.code, c.logs).toBe(0);
-    const a = stop(agent);
+    const a = await stop(agent);
     expect(a.code, a.logs).toBe(0);
-  });
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 /** The images `npm run image` built, handed over by scripts/test-image.mjs. */
 export function builtImages(): { controller: string; haproxy: string } {
@@ -62,9 +62,18 @@ export function start(name: string, image: string, args: string[], extra: string
   return name;
 }
 
-/** Stops a container with SIGTERM (30 s grace, as a loaded machine may need) and returns its exit code and logs. */
-export function stop(name: string): { code: number; logs: string } {
-  podman(['stop', '--time', '30', name]);
+/**
+ * Stops a container with SIGTERM (30 s grace, as a loaded machine may need) and returns its exit code
+ * and logs. Asynchronous: the test's kube-sim runs in this process and must go on answering while
+ * the controller shuts down (it releases its lease and writes status then, as against a real API
+ * server); a synchronous wait would stall it and turn a clean stop into a SIGKILL.
+ */
+export async function stop(name: string): Promise<{ code: number; logs: string }> {
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn('podman', ['stop', '--time', '30', name], { stdio: 'ignore' });
+    p.once('error', reject);
+    p.once('exit', () => resolve());
+  });
   const code = Number(podman(['inspect', '--format', '{{.State.ExitCode}}', name]).stdout.trim());
   const logs = podman(['logs', name]);
   podman(['rm', '--force', '--time', '0', name]);
