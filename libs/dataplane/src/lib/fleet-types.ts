@@ -101,4 +101,9 @@ export interface PodState {
   seq: number;
   /** When the render the pod does not hold yet was handed over (for the `queue` stage). */
   renderSetAt: number | undefined;
+  /**
+   * A render arrived while a deployment to this pod ran: its reload is one of a burst and is
+   * paced by minDeploymentInterval. A change that finds the pod idle (a lone change) is not.
+   */
+  burst: boolean;
 }

@@ -192,7 +192,7 @@ describe('Fleet', () => {
     expect(fleet.status()[0]).toMatchObject({ deployedHash: 'r2', consecutiveFailures: 0 });
   });
 
-  it('waits minDeploymentInterval before a reload, never before a runtime-only change', async () => {
+  it('paces a reload that arrived during a deployment by minDeploymentInterval, never a runtime-only change', async () => {
     let t = 0;
     const slept: number[] = [];
     const runtimeOnly: SyncResult = {
@@ -201,6 +201,7 @@ describe('Fleet', () => {
       reloadId: null,
       reloadReasons: [],
     };
+    const during: { rt1?: () => void } = {};
     const fleet = new Fleet({
       scheme: 'http',
       minDeploymentIntervalMs: 1000,
@@ -218,7 +219,10 @@ describe('Fleet', () => {
       read: () => Promise.resolve(files),
       // hashes starting with "rt" are runtime-only; others reload (through the gate)
       deploy: async (_c, r, o) => {
-        if (r.hash.startsWith('rt')) return runtimeOnly;
+        if (r.hash.startsWith('rt')) {
+          during.rt1?.();
+          return runtimeOnly;
+        }
         await o.beforeReload?.(['backend b: directives changed']);
         return outcome;
       },
@@ -228,9 +232,9 @@ describe('Fleet', () => {
     fleet.setRender(render('s1'));
     await deployed(fleet, 's1');
     t += 100;
+    // s2 arrives while rt1 is being deployed: one of a burst, paced
+    during.rt1 = () => fleet.setRender(render('s2'));
     fleet.setRender(render('rt1'));
-    await deployed(fleet, 'rt1');
-    fleet.setRender(render('s2'));
     await deployed(fleet, 's2');
     await fleet.stop();
     expect(slept).toEqual([900]); // only s2 waited: 1000 ms after s1's reload
@@ -240,6 +244,8 @@ describe('Fleet', () => {
   /** One pod, a fake clock, and reloads that take `reloadMs` of it after the gate. */
   function timedFleet(intervalMs: number, reloadMs: number) {
     const clock = { t: 0 };
+    /** Called while a deployment runs (after its gate): a render handed over then is a burst. */
+    const during: { next?: (() => void) | undefined } = {};
     const slept: number[] = [];
     const fleet = new Fleet({
       scheme: 'http',
@@ -260,6 +266,9 @@ describe('Fleet', () => {
       deploy: async (_c, _r, o) => {
         await o.beforeReload?.(['backend b: directives changed']);
         clock.t += reloadMs;
+        const next = during.next;
+        during.next = undefined;
+        next?.();
         return outcome;
       },
     });
@@ -269,7 +278,7 @@ describe('Fleet', () => {
       fleet.setRender(render(hash));
       await deployed(fleet, hash);
     };
-    return { fleet, clock, slept, deploy };
+    return { fleet, clock, slept, deploy, during };
   }
 
   it('counts minDeploymentInterval from the start of the last reload, not its end (issue 37)', async () => {
@@ -283,12 +292,23 @@ describe('Fleet', () => {
     expect(fleet.status()[0]?.deployedHash).toBe('s3');
   });
 
-  it('waits out minDeploymentInterval when reloads would start more often than it', async () => {
-    const { fleet, slept, deploy } = timedFleet(1000, 300);
-    await deploy('s1');
-    await deploy('s2'); // 300 ms after s1's reload began: 700 ms to go
+  it('waits out minDeploymentInterval when a burst would start reloads more often than it', async () => {
+    const { fleet, slept, during } = timedFleet(1000, 300);
+    // s2 arrives while s1 deploys: 300 ms after s1's reload began, 700 ms to go
+    during.next = () => fleet.setRender(render('s2'));
+    fleet.setRender(render('s1'));
+    await deployed(fleet, 's2');
     await fleet.stop();
     expect(slept).toEqual([700]);
+  });
+
+  it('lets a lone change reload at once, however soon after the last reload (issue 37)', async () => {
+    const { fleet, slept, deploy } = timedFleet(1000, 300);
+    await deploy('s1');
+    await deploy('s2'); // found the pod idle: not paced
+    await fleet.stop();
+    expect(slept).toEqual([]);
+    expect(fleet.status()[0]?.deployedHash).toBe('s2');
   });
 
   it("staggers reloads across pods, never a lone pod's next reload (issue 37)", async () => {

@@ -20,7 +20,8 @@ const isUnauthorized = (e: unknown) => e instanceof DataplaneRequestError && e.s
 /**
  * Keeps every HAProxy pod on the newest validated render with the runtime-first engine (syncPod):
  * one deployment at a time per pod, at most maxParallel pods at once; runtime-only changes go at
- * once, reloading ones at most once per minDeploymentInterval per pod and staggered across pods;
+ * once, and so do reloading ones that find the pod idle; reloads of changes that pile up during a
+ * deployment start at most once per minDeploymentInterval per pod; all are staggered across pods;
  * renders that arrive while a pod is busy are coalesced to the newest. A pod that appears is read
  * back first (onReadBack), then gets the current render at once.
  */
@@ -47,7 +48,10 @@ export class Fleet {
 
   setRender(render: ValidatedRender): void {
     if (render.hash !== this.render?.hash)
-      for (const s of this.pods.values()) s.renderSetAt = performance.now();
+      for (const s of this.pods.values()) {
+        s.renderSetAt = performance.now();
+        if (s.running) s.burst = true;
+      }
     this.render = render;
     this.kickAll();
   }
@@ -95,6 +99,7 @@ export class Fleet {
         persisting: undefined,
         seq: 0,
         renderSetAt: performance.now(),
+        burst: false,
       });
     }
     this.opts.onState?.();
@@ -240,16 +245,17 @@ export class Fleet {
   }
 
   /**
-   * Waits out minDeploymentInterval since this pod's last reload began and the stagger after the
-   * last reload of another pod began (the stagger keeps replicas from reloading together; it
-   * never delays one pod's next change). Counted from the start, as a reload itself takes a
-   * `haproxy -c` and a re-exec: a change after one has ended waits only when reloads would
-   * otherwise start more often than the interval. False: nothing to wait for.
+   * Before a reload: when the change is one of a burst (it arrived while a deployment to this pod
+   * ran), waits out minDeploymentInterval since this pod's last reload began; a lone change (it
+   * found the pod idle) goes at once, so reloads are paced only where changes pile up. Always
+   * waits for the stagger after the last reload of another pod began (replicas never reload in
+   * the same instant; it never delays one pod's next change). Counted from the start, as a reload
+   * itself takes a `haproxy -c` and a re-exec. False: nothing to wait for.
    */
-  private async reloadGate(s: PodState): Promise<boolean> {
+  private async reloadGate(s: PodState, paced: boolean): Promise<boolean> {
     const now = this.now();
     const staggered = this.stagger && this.stagger.pod !== s ? this.stagger.nextAt : now;
-    const interval = this.opts.minDeploymentIntervalMs;
+    const interval = paced ? this.opts.minDeploymentIntervalMs : 0;
     const notBefore = Math.max(s.lastReloadStartAt + interval, staggered, now);
     s.lastReloadStartAt = notBefore;
     this.stagger = { pod: s, nextAt: notBefore + (this.opts.staggerMs ?? 200) };
@@ -270,6 +276,8 @@ export class Fleet {
     const started = performance.now();
     const queue = s.renderSetAt === undefined ? 0 : Math.max(0, started - s.renderSetAt);
     s.renderSetAt = undefined;
+    const paced = s.burst;
+    s.burst = false;
     // a stored copy in flight is not a deployment that stopped part-way (it ends by itself)
     const partial = s.partial && !s.persisting;
     // a drift check reads the pod; otherwise the last deployment says what it holds
@@ -283,7 +291,7 @@ export class Fleet {
     const appliedNow = new Promise<void>((r) => (applied = r));
     const options: SyncOptions = {
       reloadTimeoutMs: this.opts.timeoutMs,
-      beforeReload: () => this.reloadGate(s),
+      beforeReload: () => this.reloadGate(s, paced),
       recover: partial,
       onFirstWrite: () => (s.partial = true),
       ...(render.pendingCheck ? { wholeCheck: render.pendingCheck } : {}),
