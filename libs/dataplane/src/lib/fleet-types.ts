@@ -102,8 +102,10 @@ export interface PodState {
   /** When the render the pod does not hold yet was handed over (for the `queue` stage). */
   renderSetAt: number | undefined;
   /**
-   * A render arrived while a deployment to this pod ran: its reload is one of a burst and is
-   * paced by minDeploymentInterval. A change that finds the pod idle (a lone change) is not.
+   * A render arrived while a reload of this pod ran: its reload is one of a burst and is paced
+   * by minDeploymentInterval. A lone change (no reload under way when it arrived) is not.
    */
   burst: boolean;
+  /** A deployment passed the reload gate and has not ended. */
+  reloading: boolean;
 }

@@ -20,8 +20,9 @@ const isUnauthorized = (e: unknown) => e instanceof DataplaneRequestError && e.s
 /**
  * Keeps every HAProxy pod on the newest validated render with the runtime-first engine (syncPod):
  * one deployment at a time per pod, at most maxParallel pods at once; runtime-only changes go at
- * once, and so do reloading ones that find the pod idle; reloads of changes that pile up during a
- * deployment start at most once per minDeploymentInterval per pod; all are staggered across pods;
+ * once, and so do reloading ones that arrive while no reload of the pod is under way; reloads of
+ * changes that pile up during a reload start at most once per minDeploymentInterval per pod; all
+ * are staggered across pods;
  * renders that arrive while a pod is busy are coalesced to the newest. A pod that appears is read
  * back first (onReadBack), then gets the current render at once.
  */
@@ -50,7 +51,7 @@ export class Fleet {
     if (render.hash !== this.render?.hash)
       for (const s of this.pods.values()) {
         s.renderSetAt = performance.now();
-        if (s.running) s.burst = true;
+        if (s.reloading) s.burst = true;
       }
     this.render = render;
     this.kickAll();
@@ -100,6 +101,7 @@ export class Fleet {
         seq: 0,
         renderSetAt: performance.now(),
         burst: false,
+        reloading: false,
       });
     }
     this.opts.onState?.();
@@ -245,9 +247,10 @@ export class Fleet {
   }
 
   /**
-   * Before a reload: when the change is one of a burst (it arrived while a deployment to this pod
-   * ran), waits out minDeploymentInterval since this pod's last reload began; a lone change (it
-   * found the pod idle) goes at once, so reloads are paced only where changes pile up. Always
+   * Before a reload: when the change is one of a burst (it arrived while a reload of this pod
+   * ran), waits out minDeploymentInterval since this pod's last reload began; a lone change (no
+   * reload under way when it arrived) goes at once, so reloads are paced only where they pile
+   * up. Always
    * waits for the stagger after the last reload of another pod began (replicas never reload in
    * the same instant; it never delays one pod's next change). Counted from the start, as a reload
    * itself takes a `haproxy -c` and a re-exec. False: nothing to wait for.
@@ -258,6 +261,7 @@ export class Fleet {
     const interval = paced ? this.opts.minDeploymentIntervalMs : 0;
     const notBefore = Math.max(s.lastReloadStartAt + interval, staggered, now);
     s.lastReloadStartAt = notBefore;
+    s.reloading = true;
     this.stagger = { pod: s, nextAt: notBefore + (this.opts.staggerMs ?? 200) };
     if (notBefore <= now) return false;
     await this.sleep(notBefore - now);
@@ -324,6 +328,9 @@ export class Fleet {
       () => void (ended = true),
       () => void (ended = true),
     );
+    void settled.then(() => {
+      if (s.seq === seq) s.reloading = false;
+    });
     await Promise.race([settled, appliedNow]);
     if (ended) return;
     // applied, its stored copy still being written: the pod takes the next render meanwhile

@@ -60,7 +60,7 @@ export class DataplaneSpec {
   tls?: DataplaneTlsSpec;
 
   @Field(
-    'minimum time between the starts of two reloads of one pod when changes pile up (one that arrives while a deployment to the pod runs waits until this has passed since its last reload began; a change that finds the pod idle and runtime-only changes never wait)',
+    'minimum time between the starts of two reloads of one pod when changes pile up (one that arrives while the pod reloads waits until this has passed since that reload began; a change arriving while no reload is under way, and runtime-only changes, never wait)',
   )
   @IsDurationText()
   minDeploymentInterval: DurationText = '500ms';
