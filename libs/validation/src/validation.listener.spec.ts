@@ -3,7 +3,7 @@ import { createTestBus, published } from '#testbed/testing';
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { emptyOutputs } from './lib/outputs.js';
-import { ValidationListener } from './validation.listener.js';
+import { ValidationListener, WHOLE_CHECK_DEFER_MS } from './validation.listener.js';
 import { VALIDATION_DURATION } from './validation.metrics.js';
 import { ValidationService } from './validation.service.js';
 
@@ -159,6 +159,9 @@ describe('ValidationListener: a runtime-only render', () => {
     listener.startLeading();
     bus.setState('config.current', config);
     bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    // a changed configuration text: the pods check it; its own check starts once one reports it
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    await reportDeployed(bus, 'a');
     await vi.waitFor(() => expect(held).toHaveLength(1));
     held[0]!.end(true);
     return { bus, held, listener };
@@ -171,6 +174,9 @@ describe('ValidationListener: a runtime-only render', () => {
     listener.startLeading();
     bus.setState('config.current', config);
     bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    // a changed configuration text: the pods check it; its own check starts once one reports it
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    await reportDeployed(bus, 'a');
     await vi.waitFor(() => expect(held).toHaveLength(1));
     // the first render (structural): set before its whole check, which runs beside its deployment
     expect(bus.getState('render.validated')?.hash).toBe('a');
@@ -239,6 +245,25 @@ describe('ValidationListener: a runtime-only render', () => {
     });
     expect(held).toHaveLength(1);
     expect(bus.getState('render.validated')?.hash).toBe('a');
+    listener.onModuleDestroy();
+    bus.close();
+  });
+
+  it('keeps the whole check of a pushed configuration text off the pods until one reports it (issue 37)', async () => {
+    const bus = await createTestBus();
+    const { held, service } = heldChecks();
+    const listener = new ValidationListener(bus, service, duration([new Registry()]));
+    listener.startLeading();
+    bus.setState('config.current', config);
+    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    // past the runtime renders' fallback, the pods are still checking and reloading this text
+    await new Promise((r) => setTimeout(r, WHOLE_CHECK_DEFER_MS + 150));
+    expect(held).toHaveLength(0);
+    await reportDeployed(bus, 'a');
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    held[0]!.end(true);
+    expect(await bus.getState('render.validated')?.pendingCheck).toBe(true);
     listener.onModuleDestroy();
     bus.close();
   });

@@ -97,6 +97,8 @@ export interface PodState {
    * writes do): the configuration version it leaves; rejects when it failed.
    */
   persisting: Promise<number> | undefined;
+  /** Tells the deployment behind `persisting` that a newer one pushes the whole configuration. */
+  supersede: (() => void) | undefined;
   /** Deployments started: only the newest one's end clears `partial` and sets `known`. */
   seq: number;
   /** When the render the pod does not hold yet was handed over (for the `queue` stage). */
@@ -106,6 +108,6 @@ export interface PodState {
    * by minDeploymentInterval. A lone change (no reload under way when it arrived) is not.
    */
   burst: boolean;
-  /** A deployment passed the reload gate and has not ended. */
+  /** A deployment passed the reload gate and its reload has not succeeded (nor the deployment ended). */
   reloading: boolean;
 }

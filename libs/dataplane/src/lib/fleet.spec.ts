@@ -242,7 +242,7 @@ describe('Fleet', () => {
   });
 
   /** One pod, a fake clock, and reloads that take `reloadMs` of it after the gate. */
-  function timedFleet(intervalMs: number, reloadMs: number) {
+  function timedFleet(intervalMs: number, reloadMs: number, reportReloaded = false) {
     const clock = { t: 0 };
     /** Called while a deployment runs (after its gate): a render handed over then is a burst. */
     const during: { next?: (() => void) | undefined } = {};
@@ -266,6 +266,7 @@ describe('Fleet', () => {
       deploy: async (_c, _r, o) => {
         await o.beforeReload?.(['backend b: directives changed']);
         clock.t += reloadMs;
+        if (reportReloaded) o.onReloaded?.(); // HAProxy runs it; the deployment is finishing
         const next = during.next;
         during.next = undefined;
         next?.();
@@ -300,6 +301,15 @@ describe('Fleet', () => {
     await deployed(fleet, 's2');
     await fleet.stop();
     expect(slept).toEqual([700]);
+  });
+
+  it('counts a change that arrives once the reload succeeded as lone (issue 37)', async () => {
+    const { fleet, slept, during } = timedFleet(1000, 300, true);
+    during.next = () => fleet.setRender(render('s2'));
+    fleet.setRender(render('s1'));
+    await deployed(fleet, 's2');
+    await fleet.stop();
+    expect(slept).toEqual([]);
   });
 
   it('lets a lone change reload at once, however soon after the last reload (issue 37)', async () => {

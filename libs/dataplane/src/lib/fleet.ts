@@ -98,6 +98,7 @@ export class Fleet {
         rekick: false,
         known: undefined,
         persisting: undefined,
+        supersede: undefined,
         seq: 0,
         renderSetAt: performance.now(),
         burst: false,
@@ -292,14 +293,21 @@ export class Fleet {
     const deploy: DeployFn = this.opts.deploy ?? ((c, r, o) => syncPod(c, r.outputs, o));
     let reported = false;
     let applied = () => undefined as void;
+    let supersede = () => undefined as void;
+    const superseded = new Promise<void>((r) => (supersede = r));
     const appliedNow = new Promise<void>((r) => (applied = r));
     const options: SyncOptions = {
       reloadTimeoutMs: this.opts.timeoutMs,
       beforeReload: () => this.reloadGate(s, paced),
       recover: partial,
       onFirstWrite: () => (s.partial = true),
+      // the reload is over once HAProxy runs the new configuration (what follows is bookkeeping)
+      onReloaded: () => {
+        if (s.seq === seq) s.reloading = false;
+      },
       ...(render.pendingCheck ? { wholeCheck: render.pendingCheck } : {}),
-      ...(known ? { known, priorStorage: s.persisting } : {}),
+      ...(known ? { known, priorStorage: s.persisting, supersedePrior: s.supersede } : {}),
+      superseded,
       // runtime changes are served from here: reported now, the stored copy is written after
       onApplied: (a) => {
         if (reported) return; // a retry after a 409 applies again: reported once
@@ -335,9 +343,11 @@ export class Fleet {
     if (ended) return;
     // applied, its stored copy still being written: the pod takes the next render meanwhile
     s.persisting = run;
+    s.supersede = supersede;
     void settled.then(() => {
       if (s.persisting !== run) return;
       s.persisting = undefined;
+      s.supersede = undefined;
       this.opts.onState?.();
       this.kick(s); // a failure leaves work (deployedHash unknown)
     });

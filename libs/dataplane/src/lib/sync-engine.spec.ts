@@ -38,12 +38,19 @@ function fakeApi(opts: {
       return Promise.resolve({ text: opts.config ?? config, version: 1 });
     },
     isHapticAgent: () => Promise.resolve(opts.agent ?? false),
-    pushRaw: (_text: string, o: { skipReload?: boolean; checked?: boolean }) => {
+    pushRaw: (
+      _text: string,
+      o: { skipReload?: boolean; checked?: boolean; forceReload?: boolean },
+    ) => {
       log.push(
-        (o.skipReload ? 'push config' : 'push config, reloading') + (o.checked ? ', checked' : ''),
+        (o.skipReload ? 'push config' : 'push config, reloading') +
+          (o.checked ? ', checked' : '') +
+          (o.forceReload ? ', at once' : ''),
       );
       if (!o.skipReload) reloads.push('config');
-      return Promise.resolve({ version: 2, reloadId: o.skipReload ? undefined : 'r1' });
+      // force_reload: the agent answers 201 once the reload is over; else 202 and a reload to follow
+      const status = o.skipReload || o.forceReload ? 201 : 202;
+      return Promise.resolve({ status, version: 2, reloadId: o.skipReload ? undefined : 'r1' });
     },
     listStorage: (kind: StorageKind) =>
       Promise.resolve(Object.keys(opts.storage[kind]).map((storage_name) => ({ storage_name }))),
@@ -63,7 +70,10 @@ function fakeApi(opts: {
       delete opts.storage[kind][name];
       return Promise.resolve();
     },
-    reload: () => Promise.resolve({ id: 'r1', status: 'succeeded' }),
+    reload: () => {
+      log.push('read reload r1');
+      return Promise.resolve({ id: 'r1', status: 'succeeded' });
+    },
     send: (
       method: string,
       path: string,
@@ -343,5 +353,60 @@ describe('syncPod: the stored copy of a runtime change', () => {
     const real = fakeApi(pod());
     await syncPod(real.client, next, { wholeCheck: new Promise<boolean>(() => undefined) });
     expect(real.log.at(-1)).toBe('push config');
+  });
+
+  it('has a haptic agent reload a pushed configuration at once, with no reload status to poll', async () => {
+    const structural = { ...next, haproxyConfig: `${next.haproxyConfig}backend be_b\n` };
+    const agent = fakeApi({ ...pod(), agent: true });
+    const r = await syncPod(agent.client, structural);
+    expect(r).toMatchObject({ reloaded: true, reloadId: 'r1' });
+    expect(agent.log.filter((l) => !l.startsWith('read config'))).toEqual([
+      'push config, reloading, at once',
+    ]);
+    // the Dataplane API reloads after its reload_delay: followed by its status
+    const real = fakeApi(pod());
+    await syncPod(real.client, structural);
+    expect(real.log.filter((l) => !l.startsWith('read config'))).toEqual([
+      'push config, reloading',
+      'read reload r1',
+    ]);
+  });
+
+  it('leaves its text unpushed once a newer push of the whole configuration takes over (issue 37)', async () => {
+    const api = fakeApi({ ...pod(), agent: true });
+    let supersede!: () => void;
+    const superseded = new Promise<void>((r) => (supersede = r));
+    const syncing = syncPod(api.client, next, {
+      wholeCheck: new Promise<boolean>(() => undefined), // the render's check is still running
+      superseded,
+    });
+    await vi.waitFor(() => expect(api.log).toContain('PUT runtime/backends/be_a/servers/s1'));
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+    expect(api.log.some((l) => l.startsWith('push'))).toBe(false); // waiting for the check
+    supersede();
+    const r = await syncing;
+    expect(api.log.some((l) => l.startsWith('push'))).toBe(false);
+    expect(r.version).toBe(1); // the pod's version: the newer push goes against it
+  });
+
+  it('asks the stored copy ahead to leave its text out only when it pushes the whole configuration', async () => {
+    const api = fakeApi(pod());
+    const first = await syncPod(api.client, next);
+    const asked: string[] = [];
+    // a new backend: the configuration is pushed (and reloaded)
+    const structural = { ...next, haproxyConfig: `${next.haproxyConfig}backend be_b\n` };
+    await syncPod(api.client, structural, {
+      known: first.known!,
+      priorStorage: Promise.resolve(2),
+      supersedePrior: () => asked.push('structural'),
+    });
+    // a runtime change only: the stored copy ahead goes on as it is
+    const runtime = { ...next, haproxyConfig: withServer('10.0.0.3') };
+    await syncPod(api.client, runtime, {
+      known: first.known!,
+      priorStorage: Promise.resolve(2),
+      supersedePrior: () => asked.push('runtime'),
+    });
+    expect(asked).toEqual(['structural']);
   });
 });

@@ -59,6 +59,17 @@ export interface SyncOptions {
    * and against the version it left).
    */
   readonly priorStorage?: Promise<number> | undefined;
+  /**
+   * This deployment writes a stored copy behind its runtime operations; resolves when a newer
+   * deployment that pushes the whole configuration (and reloads it) waits for that copy. The
+   * copy's configuration push is then left out (its storage writes are not): the newer push
+   * replaces that text at once, and it need not wait for this render's own check.
+   */
+  readonly superseded?: Promise<void>;
+  /** Called once the pod's reload succeeded (HAProxy runs the new configuration). */
+  readonly onReloaded?: () => void;
+  /** Called once by a deployment that will push the whole configuration and reload it, before it waits for priorStorage. */
+  readonly supersedePrior?: (() => void) | undefined;
 }
 
 /** What a pod holds and allows, as a deployment left it. */
@@ -164,7 +175,9 @@ export async function syncPod(
     }
     cached = undefined;
     const plan = await clock.time('plan', () => Promise.resolve(planSync(pod, want, caps)));
-    // nothing reloads before the previous deployment's stored copy is written
+    // nothing reloads before the previous deployment's stored copy is written (a push of the
+    // whole configuration replaces that copy's text: it need not push it)
+    if (plan.reload.length > 0 && plan.configChanged) opts.supersedePrior?.();
     if (plan.reload.length > 0) await storageReady(prior, clock, 0);
     if (plan.reload.length > 0 && !podChecksReload(plan)) await awaitWholeCheck(opts, clock);
     if (!gated && plan.reload.length > 0) {
@@ -239,7 +252,7 @@ async function execute(
     await writeAll();
     const reason = 'recover: the last deployment to this pod stopped part-way';
     const all = operations.map((o) => ({ ...o, runtime: false }));
-    return reloadFromStorage(client, plan, want, version, opts, clock, all, [reason], true);
+    return reloadFromStorage(client, plan, caps, want, version, opts, clock, all, [reason], true);
   }
   if (operations.length === 0 && !plan.configChanged)
     return {
@@ -255,7 +268,17 @@ async function execute(
     // storage first, never reloading: what the reload reads
     await ready();
     await writeAll();
-    return reloadFromStorage(client, plan, want, version, opts, clock, operations, reloadReasons);
+    return reloadFromStorage(
+      client,
+      plan,
+      caps,
+      want,
+      version,
+      opts,
+      clock,
+      operations,
+      reloadReasons,
+    );
   }
   try {
     await clock.time('runtime', () => applyRuntime(client, plan));
@@ -267,7 +290,7 @@ async function execute(
     await ready();
     await writeAll();
     const reloaded = operations.map((o) => ({ ...o, runtime: false }));
-    return reloadFromStorage(client, plan, want, version, opts, clock, reloaded, [reason]);
+    return reloadFromStorage(client, plan, caps, want, version, opts, clock, reloaded, [reason]);
   }
   const applied: SyncResult = {
     reloaded: false,
@@ -286,12 +309,20 @@ async function execute(
   await writeAll();
   let v = version;
   if (plan.configChanged) {
-    const checked = await storedCopyChecked(caps, opts, clock);
-    v = await clock.time(
-      'storage',
-      async () =>
-        (await client.pushRaw(want.haproxyConfig, { version, skipReload: true, checked })).version,
-    );
+    // a newer deployment that pushes the whole configuration may take over while this one waits
+    // for the render's check: this text is then not pushed (the newer one replaces it at once)
+    const superseded = opts.superseded?.then(() => 'superseded' as const);
+    const checked = await Promise.race([
+      storedCopyChecked(caps, opts, clock),
+      ...(superseded ? [superseded] : []),
+    ]);
+    if (checked !== 'superseded')
+      v = await clock.time(
+        'storage',
+        async () =>
+          (await client.pushRaw(want.haproxyConfig, { version, skipReload: true, checked }))
+            .version,
+      );
   }
   await clock.time('storage', () => deleteStale(client, plan));
   return { ...applied, version: v, stages: clock.stages };
@@ -361,6 +392,7 @@ async function writeStored(client: DataplaneClient, w: SyncPlan['writes'][number
 async function reloadFromStorage(
   client: DataplaneClient,
   plan: SyncPlan,
+  caps: PodCapabilities,
   want: RenderedOutputs,
   version: number,
   opts: SyncOptions,
@@ -372,10 +404,17 @@ async function reloadFromStorage(
   const t0 = performance.now();
   let reloadId: string | undefined;
   let v = version;
+  let done = false;
   if (plan.configChanged || (pushAnyway && plan.writes.length === 0)) {
-    const pushed = await client.pushRaw(want.haproxyConfig, { version });
+    // a haptic agent reloads at once when asked and answers when the reload is over (no reload
+    // status to poll); the Dataplane API's reload follows its reload_delay
+    const pushed = await client.pushRaw(want.haproxyConfig, {
+      version,
+      ...(caps.takesChecked ? { forceReload: true } : {}),
+    });
     v = pushed.version;
     reloadId = pushed.reloadId;
+    done = caps.takesChecked === true && pushed.status === 201;
   } else {
     // the configuration is the same: the reload comes from the storage write itself (as the
     // Dataplane API does for a file written without skip_reload)
@@ -386,7 +425,8 @@ async function reloadFromStorage(
       throw new DataplaneConfigRejectedError(`nothing to reload for: ${reloadReasons.join('; ')}`);
     reloadId = await client.writeStorageReloading(w.kind, w.name, w.content);
   }
-  if (reloadId) await waitForReload(client, reloadId, opts);
+  if (reloadId && !done) await waitForReload(client, reloadId, opts);
+  opts.onReloaded?.();
   // the push (with its validation by the pod) and the reload it started, followed to its end
   clock.stages.reload = (clock.stages.reload ?? 0) + performance.now() - t0;
   await clock.time('storage', () => deleteStale(client, plan));

@@ -129,7 +129,8 @@ async function postRaw(ctx: AgentContext, req: ApiRequest): Promise<ApiResponse>
   if (forceReload) {
     const r = await ctx.reloader.now();
     if (r.status === 'failed') throw new ApiError(400, `reload failed: ${r.response ?? ''}`);
-    return text(201, ctx.config.content, headers);
+    // done by now; its id names it in the reload history (the Dataplane API sends none here)
+    return text(201, ctx.config.content, { ...headers, 'Reload-ID': r.id });
   }
   const r = ctx.reloader.request();
   return text(202, ctx.config.content, { ...headers, 'Reload-ID': r.id });
