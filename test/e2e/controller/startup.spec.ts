@@ -139,6 +139,36 @@ describe('haptic run start-up', () => {
     let sim: KubeSim;
     afterEach(async () => sim?.stop());
 
+    it('a shutdown that does not end: exits 1 once --shutdown-timeout has passed, saying so', async () => {
+      sim = await KubeSim.start({ port: 0, manifests: [CRD] });
+      await sim.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'haptic' } });
+      await sim.apply(config);
+      const stuck = join(root, 'test/e2e/controller/fixtures/stuck-shutdown.mjs');
+      const { proc } = await start([
+        '--kubeconfig',
+        sim.kubeconfigPath,
+        '--module',
+        stuck,
+        '--shutdown-timeout',
+        '2',
+      ]);
+      const signalled = performance.now();
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toEqual({ code: 1, signal: null });
+      expect(performance.now() - signalled).toBeGreaterThanOrEqual(2000);
+      expect(proc.output()).toContain(
+        'haptic run: shutdown did not finish within 2 s (an API server or HAProxy pod not answering?); exiting',
+      );
+    });
+
+    it('refuses a --shutdown-timeout that is no number of seconds above 0 (exit 2)', async () => {
+      const proc = haptic(['run', ...base, ...ports, '--shutdown-timeout', '0s']);
+      expect(await proc.exited).toEqual({ code: 2, signal: null });
+      expect(proc.output()).toContain(
+        'haptic run: --shutdown-timeout: a number of seconds above 0, not "0s"',
+      );
+    });
+
     it('credentials refused (401): named by /readyz with the URL', async () => {
       sim = await KubeSim.start({ port: 0, token: true, manifests: [CRD] });
       const kc = join(dir, 'bad-token.yaml');

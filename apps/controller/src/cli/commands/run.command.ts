@@ -15,6 +15,19 @@ interface RunFlags {
   webhookPort?: string;
   webhookCertDir?: string;
   selfSignedCertificate?: string;
+  shutdownTimeout?: string;
+}
+
+/** Default of --shutdown-timeout (s): below the chart's terminationGracePeriodSeconds (30) less its drainSeconds (5). */
+const SHUTDOWN_TIMEOUT_S = 20;
+
+/** Resolves to 'late' after `seconds` (and never, once `cancel` ran). */
+function deadline(seconds: number): { late: Promise<'late'>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), seconds * 1000);
+  });
+  return { late, cancel: () => clearTimeout(timer) };
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -80,13 +93,18 @@ export const runCommand: CliCommand = {
         '\nExit codes: 0 stopped by SIGTERM/SIGINT; 2 invalid flags, no Kubernetes credentials ' +
           '(no --kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster service account) or a ' +
           '--module that cannot be loaded, or an installed HAProxyTemplateConfig CRD older than ' +
-          "this version (apply the chart's crds/); 1 any other start-up failure.\n" +
+          "this version (apply the chart's crds/); 1 any other start-up failure, or a shutdown " +
+          'that outlasted --shutdown-timeout.\n' +
           'Example: haptic run --kubeconfig kc.yaml --module ./dist/my-module.js --module @team/haptic-ext',
       )
       .option(
         '--self-signed-certificate <namespace/name>',
         'keep a self-signed certificate in this kubernetes.io/tls Secret (create it when missing, ' +
           'renew it near its end) for the library to serve when no TLS Secret matches (env HAPTIC_SELF_SIGNED_CERTIFICATE)',
+      )
+      .option(
+        '--shutdown-timeout <seconds>',
+        `longest a shutdown on SIGTERM/SIGINT may take (lease release, status writes, in-flight deployments); past it the process exits 1 (default ${SHUTDOWN_TIMEOUT_S}; keep it below the pod's terminationGracePeriodSeconds)`,
       )
       .option('--webhook-port <port>', 'admission webhook HTTPS port (default 9443; 0 picks one)')
       .option(
@@ -97,8 +115,17 @@ export const runCommand: CliCommand = {
         // Loaded here, not at the top: other subcommands must not pay for the controller's imports.
         const { resolveRunOptions } = await import('../../run/run-options.js');
         let options;
+        const shutdownS =
+          flags.shutdownTimeout === undefined ? SHUTDOWN_TIMEOUT_S : Number(flags.shutdownTimeout);
+        if (!(Number.isFinite(shutdownS) && shutdownS > 0)) {
+          io.err(
+            `haptic run: --shutdown-timeout: a number of seconds above 0, not "${flags.shutdownTimeout}"`,
+          );
+          setExit(ExitCode.invalidInput);
+          return;
+        }
         try {
-          const { config, module: _modules, ...rest } = flags;
+          const { config, module: _modules, shutdownTimeout: _shutdown, ...rest } = flags;
           options = resolveRunOptions({ ...rest, ...(config ? { configName: config } : {}) });
         } catch (e) {
           io.err(`haptic run: ${(e as Error).message}`);
@@ -128,7 +155,20 @@ export const runCommand: CliCommand = {
         );
         const signal = await stop;
         io.err(`haptic run: ${signal}: shutting down`);
-        await running.stop();
+        // bounded: an API server or HAProxy pod that no longer answers must not hold the process
+        // until the kubelet kills it (and a second signal is not waited for)
+        const limit = deadline(shutdownS);
+        const ended = await Promise.race([
+          running.stop().then(() => 'stopped' as const),
+          limit.late,
+        ]);
+        limit.cancel();
+        if (ended === 'late') {
+          io.err(
+            `haptic run: shutdown did not finish within ${shutdownS} s (an API server or HAProxy pod not answering?); exiting`,
+          );
+          process.exit(ExitCode.failure);
+        }
         setExit(ExitCode.ok);
       });
   },
