@@ -151,31 +151,31 @@ describe('ValidationListener: a runtime-only render', () => {
       durationMs: 1,
     });
 
-  /** A leading listener whose first render `a` (10.0.0.1, one map line) passed its whole check. */
-  async function startedWithA() {
+  /** A leading listener given its first render `a` (10.0.0.1, one map line): validated, not yet checked whole. */
+  async function leadingWithA() {
     const bus = await createTestBus();
     const { held, service } = heldChecks();
     const listener = new ValidationListener(bus, service, duration([new Registry()]));
     listener.startLeading();
     bus.setState('config.current', config);
     bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
-    // a changed configuration text: the pods check it; its own check starts once one reports it
     await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
-    await reportDeployed(bus, 'a');
-    await vi.waitFor(() => expect(held).toHaveLength(1));
-    held[0]!.end(true);
     return { bus, held, listener };
   }
 
-  it('is set at once; its whole check runs behind it and a failure rolls back', async () => {
-    const bus = await createTestBus();
-    const { held, service } = heldChecks();
-    const listener = new ValidationListener(bus, service, duration([new Registry()]));
-    listener.startLeading();
-    bus.setState('config.current', config);
-    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
+  /** A leading listener whose first render `a` passed its whole check. */
+  async function startedWithA() {
+    const started = await leadingWithA();
     // a changed configuration text: the pods check it; its own check starts once one reports it
-    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    await reportDeployed(started.bus, 'a');
+    await vi.waitFor(() => expect(started.held).toHaveLength(1));
+    started.held[0]!.end(true);
+    return started;
+  }
+
+  it('is set at once; its whole check runs behind it and a failure rolls back', async () => {
+    const { bus, held, listener } = await leadingWithA();
+    // a changed configuration text: the pods check it; its own check starts once one reports it
     await reportDeployed(bus, 'a');
     await vi.waitFor(() => expect(held).toHaveLength(1));
     // the first render (structural): set before its whole check, which runs beside its deployment
@@ -250,13 +250,7 @@ describe('ValidationListener: a runtime-only render', () => {
   });
 
   it('keeps the whole check of a pushed configuration text off the pods until one reports it (issue 37)', async () => {
-    const bus = await createTestBus();
-    const { held, service } = heldChecks();
-    const listener = new ValidationListener(bus, service, duration([new Registry()]));
-    listener.startLeading();
-    bus.setState('config.current', config);
-    bus.setState('render.rendered', withMap('a', '10.0.0.1:80', 'a.example be\n'));
-    await vi.waitFor(() => expect(bus.getState('render.validated')?.hash).toBe('a'));
+    const { bus, held, listener } = await leadingWithA();
     // past the runtime renders' fallback, the pods are still checking and reloading this text
     await new Promise((r) => setTimeout(r, WHOLE_CHECK_DEFER_MS + 150));
     expect(held).toHaveLength(0);
