@@ -3,7 +3,7 @@ import { createTestBus, published } from '#testbed/testing';
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { emptyOutputs } from './lib/outputs.js';
-import { ValidationListener, WHOLE_CHECK_DEFER_MS } from './validation.listener.js';
+import { ValidationListener } from './validation.listener.js';
 import { VALIDATION_DURATION } from './validation.metrics.js';
 import { ValidationService } from './validation.service.js';
 
@@ -245,19 +245,6 @@ describe('ValidationListener: a runtime-only render', () => {
     });
     expect(held).toHaveLength(1);
     expect(bus.getState('render.validated')?.hash).toBe('a');
-    listener.onModuleDestroy();
-    bus.close();
-  });
-
-  it('keeps the whole check of a pushed configuration text off the pods until one reports it (issue 37)', async () => {
-    const { bus, held, listener } = await leadingWithA();
-    // past the runtime renders' fallback, the pods are still checking and reloading this text
-    await new Promise((r) => setTimeout(r, WHOLE_CHECK_DEFER_MS + 150));
-    expect(held).toHaveLength(0);
-    await reportDeployed(bus, 'a');
-    await vi.waitFor(() => expect(held).toHaveLength(1));
-    held[0]!.end(true);
-    expect(await bus.getState('render.validated')?.pendingCheck).toBe(true);
     listener.onModuleDestroy();
     bus.close();
   });

@@ -23,12 +23,6 @@ import { ValidationService } from './validation.service.js';
  */
 /** Longest a render's deferred whole check waits for a pod to report its deployment. */
 export const WHOLE_CHECK_DEFER_MS = 250;
-/**
- * The same for a render whose configuration text changed: the pods check that text themselves
- * before they reload, and nothing waits for this check, so it keeps off the reload (a pod's
- * `haproxy -c` and HAProxy's own parse) for longer.
- */
-export const PUSHED_CHECK_DEFER_MS = 2_000;
 
 @Injectable()
 export class ValidationListener implements LeaderElectionRunnable, OnModuleDestroy {
@@ -118,7 +112,7 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
       const pendingCheck =
         before?.outputs.haproxyConfig === render.outputs.haproxyConfig
           ? this.checkWhole(config.spec, render)
-          : this.checkWholeAfter(config.spec, render, PUSHED_CHECK_DEFER_MS);
+          : this.checkWholeAfter(config.spec, render);
       this.bus.setState('render.validated', { ...render, pendingCheck });
       const durationMs = performance.now() - started;
       this.duration.observe({ result: 'structure' }, durationMs / 1000);
@@ -158,18 +152,14 @@ export class ValidationListener implements LeaderElectionRunnable, OnModuleDestr
    * copy waits for this check) or after WHOLE_CHECK_DEFER_MS (no pod, or a refused runtime step
    * that must reload): until then the machine's CPU is the change's, not a second `haproxy -c`'s.
    */
-  private checkWholeAfter(
-    spec: TemplateConfig['spec'],
-    render: ValidatedRender,
-    deferMs = WHOLE_CHECK_DEFER_MS,
-  ): Promise<boolean> {
+  private checkWholeAfter(spec: TemplateConfig['spec'], render: ValidatedRender): Promise<boolean> {
     const started = new Promise<void>((resolve) => {
       const go = (): void => {
         clearTimeout(timer);
         if (this.deferred.get(render.hash) === go) this.deferred.delete(render.hash);
         resolve();
       };
-      const timer = setTimeout(go, deferMs);
+      const timer = setTimeout(go, WHOLE_CHECK_DEFER_MS);
       this.deferred.set(render.hash, go);
     });
     return started.then(() => this.checkWhole(spec, render));

@@ -177,11 +177,25 @@ describeForMajors(
       base = await tempBase();
       echo = await startEcho();
       pki = makePki();
-      const [http, stats] = [await freePort(), await freePort()];
-      https = await freePort();
-      const extra = { http_port: http, https_port: https, stats_port: stats };
-      const cfg = await renderLibraryConfig(base, 'ingress-nginx', extra, objects(pki, echo.port));
-      haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+      // a port found free can be taken by a test beside this one before HAProxy binds it: then
+      // new ports, a new render, another start (three tries)
+      for (let attempt = 1; ; attempt++) {
+        const [http, stats] = [await freePort(), await freePort()];
+        https = await freePort();
+        const extra = { http_port: http, https_port: https, stats_port: stats };
+        const cfg = await renderLibraryConfig(
+          base,
+          'ingress-nginx',
+          extra,
+          objects(pki, echo.port),
+        );
+        try {
+          haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
+          break;
+        } catch (e) {
+          if (attempt >= 3 || !/Address already in use/.test(String(e))) throw e;
+        }
+      }
     }, 120_000);
 
     afterAll(async () => {
