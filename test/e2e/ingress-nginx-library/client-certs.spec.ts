@@ -7,7 +7,13 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeForMajors, freePort, startHaproxy, type HaproxyUnderTest } from '#testbed/testing';
+import {
+  describeForMajors,
+  freePort,
+  retryPortRace,
+  startHaproxy,
+  type HaproxyUnderTest,
+} from '#testbed/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { echoBackend, renderLibraryConfig, tempBase } from '../ingress-library/library.js';
 import { nginxIngress } from './nginx-ingress.js';
@@ -177,9 +183,8 @@ describeForMajors(
       base = await tempBase();
       echo = await startEcho();
       pki = makePki();
-      // a port found free can be taken by a test beside this one before HAProxy binds it: then
-      // new ports, a new render, another start (three tries)
-      for (let attempt = 1; ; attempt++) {
+      // a port found free can be taken by a test beside this one before HAProxy binds it
+      haproxy = await retryPortRace(async () => {
         const [http, stats] = [await freePort(), await freePort()];
         https = await freePort();
         const extra = { http_port: http, https_port: https, stats_port: stats };
@@ -189,13 +194,8 @@ describeForMajors(
           extra,
           objects(pki, echo.port),
         );
-        try {
-          haproxy = await startHaproxy({ bin: install.bin, config: () => cfg });
-          break;
-        } catch (e) {
-          if (attempt >= 3 || !/Address already in use/.test(String(e))) throw e;
-        }
-      }
+        return startHaproxy({ bin: install.bin, config: () => cfg });
+      });
     }, 120_000);
 
     afterAll(async () => {

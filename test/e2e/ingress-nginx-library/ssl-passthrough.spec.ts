@@ -7,6 +7,7 @@ import {
   cliCommand,
   describeForMajors,
   freePort,
+  retryPortRace,
   startHaproxy,
   waitUntil,
   type HaproxyUnderTest,
@@ -168,8 +169,9 @@ describeForMajors(['2.6', '3.0'], 'ingress-nginx ssl-passthrough through HAProxy
     base = await tempBase();
     upstream = await startTlsUpstream(upstreamCert);
     echo = await startEcho();
-    on = await listen({ enable_ssl_passthrough: true });
-    off = await listen({});
+    // a port found free can be taken by a test beside this one before HAProxy binds it
+    on = await retryPortRace(() => listen({ enable_ssl_passthrough: true }));
+    off = await retryPortRace(() => listen({}));
   }, 120_000);
 
   afterAll(async () => {

@@ -118,3 +118,18 @@ export async function startHaproxy(options: StartOptions): Promise<HaproxyUnderT
     stop,
   };
 }
+
+/**
+ * Runs `start` (pick free ports, render, start HAProxy) again, up to `tries` times in all, when
+ * HAProxy could not bind a port found free moments before: another test on the machine took it
+ * meanwhile. Any other failure is thrown at once.
+ */
+export async function retryPortRace<T>(start: () => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (attempt >= tries || !/already in use/.test(String(e))) throw e;
+    }
+  }
+}
